@@ -1,0 +1,158 @@
+import { parseArgs } from 'node:util'
+import { SingleBar, Presets } from 'cli-progress'
+import { loadDemo } from './demo/index.js'
+import { bootstrap } from './identity/bootstrap.js'
+import { createRuntime } from './runtime.js'
+import { startServer } from './server.js'
+import { loadConfig } from './shared/config.js'
+
+const usage = `credit-service <command>
+
+  serve                          start the HTTP service (same as npm start)
+  bootstrap                      create the first organization and administrator client if the store is empty
+  projections rebuild [name...]  drop and rebuild read models from the event log (all when no name)
+  projections list               the projections and their positions
+  events read <stream> [--from N] [--limit N]   a stream's events as JSON lines
+  events tail [--from POSITION] [--no-follow]   the global log as JSON lines (default: last 10, then live)
+  demo                           load the demo data set (idempotent)
+`
+
+const print = (line: string) => process.stdout.write(`${line}\n`)
+
+const printCredentials = (credentials: { client_id: string; client_secret: string; organization_id: string; token_url: string } | undefined) => {
+  if (credentials === undefined) return
+  print('Administrator client created (shown once; also in DATA_DIR/admin-credentials.json, mode 0600):')
+  print(`  client_id     ${credentials.client_id}`)
+  print(`  client_secret ${credentials.client_secret}`)
+  print(`  organization  ${credentials.organization_id}`)
+  print(`  token url     ${credentials.token_url}`)
+}
+
+const serve = async () => {
+  const server = await startServer(loadConfig())
+  printCredentials(server.bootstrap.generated)
+  server.runtime.logger.info({ address: server.address }, 'credit-service listening')
+  const shutdown = (signal: string) => {
+    server.runtime.logger.info({ signal }, 'shutting down')
+    void server.close().then(() => process.exit(0), (error: unknown) => {
+      server.runtime.logger.error({ err: error }, 'shutdown failed')
+      process.exit(1)
+    })
+  }
+  process.once('SIGTERM', () => shutdown('SIGTERM'))
+  process.once('SIGINT', () => shutdown('SIGINT'))
+}
+
+const withRuntime = async <T>(work: (runtime: Awaited<ReturnType<typeof createRuntime>>) => Promise<T>, start = true): Promise<T> => {
+  const config = loadConfig(process.env, { processesEnabled: false, cronEnabled: false })
+  const runtime = await createRuntime(config, { logger: (await import('pino')).pino({ level: 'warn' }) })
+  try {
+    if (start) await runtime.start()
+    return await work(runtime)
+  } finally {
+    await runtime.close()
+  }
+}
+
+const progressBar = () => {
+  const bar = new SingleBar({ format: 'rebuilding [{bar}] {percentage}% | {value}/{total} positions', hideCursor: true }, Presets.shades_classic)
+  let begun = false
+  return {
+    update(position: number, head: number) {
+      if (!begun) {
+        bar.start(Math.max(head, 1), 0)
+        begun = true
+      }
+      bar.setTotal(Math.max(head, 1))
+      bar.update(position)
+    },
+    stop: () => (begun ? bar.stop() : undefined),
+  }
+}
+
+const main = async (argv: string[]) => {
+  const [command, sub, ...rest] = argv
+  switch (command) {
+    case 'serve':
+    case undefined:
+      return serve()
+    case 'bootstrap':
+      return withRuntime(async (runtime) => {
+        const result = await bootstrap(runtime)
+        printCredentials(result.generated)
+        print(result.created ? `bootstrapped organization ${result.organizationId}` : `already bootstrapped (organization ${result.organizationId})`)
+      })
+    case 'demo':
+      return withRuntime(async (runtime) => {
+        await bootstrap(runtime)
+        const state = await loadDemo(runtime, print)
+        print(`demo organization ${state.organizationId}`)
+        for (const [name, id] of Object.entries(state.users)) print(`  user ${name} (${id}), password demo-password-1`)
+        for (const client of Object.values(state.clients)) print(`  client ${client.clientId}, secret ${client.clientSecret}`)
+      })
+    case 'projections':
+      if (sub === 'list') {
+        return withRuntime(async (runtime) => {
+          const status = await runtime.projections.status()
+          for (const p of status.projections) print(JSON.stringify(p))
+        })
+      }
+      if (sub !== 'rebuild') break
+      return withRuntime(async (runtime) => {
+        const bar = progressBar()
+        await runtime.projections.rebuild(rest, (position, head) => bar.update(position, head))
+        bar.stop()
+        const status = await runtime.projections.status()
+        for (const p of status.projections) print(`${p.name}: position ${p.position}${p.failed === null ? '' : `, FAILED: ${p.failed}`}`)
+        if (!runtime.readStore.persistent) print('(embedded read store: read models are rebuilt at every start; this run verified the rebuild)')
+      }, false)
+    case 'events': {
+      const { values, positionals } = parseArgs({
+        args: rest, allowPositionals: true,
+        options: { from: { type: 'string' }, limit: { type: 'string' }, 'no-follow': { type: 'boolean', default: false } },
+      })
+      if (sub === 'read') {
+        const stream = positionals[0]
+        if (stream === undefined) break
+        return withRuntime(async (runtime) => {
+          for await (const event of runtime.eventStore.readStream(stream, {
+            ...(values.from === undefined ? {} : { fromRevision: Number(values.from) }),
+            ...(values.limit === undefined ? {} : { maxCount: Number(values.limit) }),
+          })) print(JSON.stringify(event))
+        }, false)
+      }
+      if (sub === 'tail') {
+        return withRuntime(async (runtime) => {
+          const head = await runtime.eventStore.headPosition()
+          let from = values.from === undefined ? -1 : Number(values.from)
+          if (from < 0) {
+            from = head
+            for await (const event of runtime.eventStore.readAll({ direction: 'backwards', maxCount: 10 })) from = event.position - 1
+          }
+          if (values['no-follow']) {
+            for await (const event of runtime.eventStore.readAll({ after: from })) print(JSON.stringify(event))
+            return
+          }
+          const subscription = runtime.eventStore.subscribe(from)
+          process.once('SIGINT', () => void subscription.close())
+          process.once('SIGTERM', () => void subscription.close())
+          for await (const event of subscription) print(JSON.stringify(event))
+        }, false)
+      }
+      break
+    }
+    case 'help':
+    case '--help':
+      print(usage)
+      return
+    default:
+      break
+  }
+  process.stderr.write(usage)
+  process.exitCode = 2
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`)
+  process.exit(1)
+})

@@ -1,0 +1,117 @@
+import type { PrincipalType } from '../events/membership.js'
+import { AppError } from '../shared/errors.js'
+import { deterministicId } from '../shared/ids.js'
+import { builtInRoleTemplates } from '../shared/permissions.js'
+import type { CommandContext, CommandHandler } from './handler.js'
+import { membershipAggregate } from './membership.js'
+import { oauthClientAggregate } from './oauthClient.js'
+import { organizationAggregate } from './organization.js'
+import { roleTemplateAggregate } from './roleTemplate.js'
+import { userAggregate, usernameAggregate } from './user.js'
+
+/** Workflows over several aggregates, each step a command; every step is idempotent so a retry after a crash completes the work. */
+
+export const builtInRoleTemplateId = (organizationId: string, key: string): string => deterministicId('roleTemplate', organizationId, key)
+export const membershipId = (organizationId: string, principalId: string): string => deterministicId('membership', organizationId, principalId)
+
+const maxPosition = (positions: number[]) => Math.max(0, ...positions)
+
+/** Creates the built-in role templates of an organization unless they exist. */
+export const ensureDefaultRoleTemplates = async (commands: CommandHandler, organizationId: string, now: string, context: CommandContext) => {
+  const positions: number[] = []
+  for (const template of builtInRoleTemplates) {
+    const id = builtInRoleTemplateId(organizationId, template.key)
+    const { state } = await commands.load(roleTemplateAggregate, id)
+    if (state.status !== 'none') continue
+    const result = await commands.execute(roleTemplateAggregate, id, {
+      type: 'CreateRoleTemplate', roleTemplateId: id, organizationId, name: template.name, description: template.description,
+      permissions: [...template.permissions], isDefault: template.isDefault, now,
+    }, context)
+    positions.push(result.position)
+  }
+  return maxPosition(positions)
+}
+
+export const createOrganization = async (
+  commands: CommandHandler,
+  input: { organizationId: string; name: string; defaultConfigId: string; now: string },
+  context: CommandContext,
+) => {
+  const created = await commands.execute(organizationAggregate, input.organizationId, { type: 'CreateOrganization', ...input }, context)
+  const templates = await ensureDefaultRoleTemplates(commands, input.organizationId, input.now, { ...context, organizationId: input.organizationId })
+  return { organization: created.state, position: maxPosition([created.position, templates]) }
+}
+
+const requireActiveOrganization = async (commands: CommandHandler, organizationId: string) => {
+  const { state } = await commands.load(organizationAggregate, organizationId)
+  if (state.status === 'none') throw new AppError('NOT_FOUND', `organization ${organizationId} not found`, { resource: 'organization' })
+  if (state.status !== 'active') throw new AppError('ORGANIZATION_INACTIVE', `organization ${organizationId} is inactive`)
+  return state
+}
+
+const requireRoleTemplate = async (commands: CommandHandler, organizationId: string, roleTemplateId: string) => {
+  const { state } = await commands.load(roleTemplateAggregate, roleTemplateId)
+  if (state.status !== 'active' || state.organizationId !== organizationId) {
+    throw new AppError('VALIDATION_ERROR', `role template ${roleTemplateId} does not exist in organization ${organizationId}`, {
+      errors: [{ field: 'body.roleTemplateId', message: 'unknown role template in this organization' }],
+    })
+  }
+}
+
+/** Links a user or client to an organization with a role template (and counts the use on the template). */
+export const grantMembership = async (
+  commands: CommandHandler,
+  input: { organizationId: string; principalId: string; principalType: PrincipalType; roleTemplateId: string },
+  context: CommandContext,
+) => {
+  const id = membershipId(input.organizationId, input.principalId)
+  const assigned = await commands.execute(roleTemplateAggregate, input.roleTemplateId, {
+    type: 'AssignRoleTemplate', membershipId: id, organizationId: input.organizationId,
+  }, context)
+  const granted = await commands.execute(membershipAggregate, id, { type: 'GrantMembership', membershipId: id, ...input }, context)
+  return { membershipId: id, position: maxPosition([assigned.position, granted.position]) }
+}
+
+export const createUser = async (
+  commands: CommandHandler,
+  input: { userId: string; username: string; passwordHash: string; organizationId: string; roleTemplateId: string; encryptedTotpSecret: string | null; now: string },
+  context: CommandContext,
+) => {
+  await requireActiveOrganization(commands, input.organizationId)
+  await requireRoleTemplate(commands, input.organizationId, input.roleTemplateId)
+  const claim = await commands.execute(usernameAggregate, deterministicId('username', input.username.trim().toLowerCase()), {
+    type: 'ClaimUsername', username: input.username, userId: input.userId,
+  }, context)
+  const registered = await commands.execute(userAggregate, input.userId, {
+    type: 'RegisterUser', userId: input.userId, username: input.username, passwordHash: input.passwordHash,
+    organizationId: input.organizationId, now: input.now,
+  }, context)
+  const totp = input.encryptedTotpSecret === null
+    ? { position: 0 }
+    : await commands.execute(userAggregate, input.userId, { type: 'EnrollTotp', encryptedSecret: input.encryptedTotpSecret }, context)
+  const membership = await grantMembership(commands, {
+    organizationId: input.organizationId, principalId: input.userId, principalType: 'user', roleTemplateId: input.roleTemplateId,
+  }, context)
+  return { user: registered.state, membershipId: membership.membershipId,
+    position: maxPosition([claim.position, registered.position, totp.position, membership.position]) }
+}
+
+export const createClient = async (
+  commands: CommandHandler,
+  input: { clientId: string; name: string; secretHash: string; scopes: string[]; organizationId: string; roleTemplateId: string; now: string },
+  context: CommandContext,
+) => {
+  await requireActiveOrganization(commands, input.organizationId)
+  await requireRoleTemplate(commands, input.organizationId, input.roleTemplateId)
+  const registered = await commands.execute(oauthClientAggregate, deterministicId('oauthClient', input.clientId), {
+    type: 'RegisterClient', clientId: input.clientId, name: input.name, secretHash: input.secretHash, scopes: input.scopes,
+    organizationId: input.organizationId, now: input.now,
+  }, context)
+  const membership = await grantMembership(commands, {
+    organizationId: input.organizationId, principalId: input.clientId, principalType: 'client', roleTemplateId: input.roleTemplateId,
+  }, context)
+  return { client: registered.state, position: maxPosition([registered.position, membership.position]) }
+}
+
+/** Client ids are free text (ADMIN_CLIENT_ID may be any name); their stream id is derived from it. */
+export const clientStreamId = (clientId: string): string => deterministicId('oauthClient', clientId)

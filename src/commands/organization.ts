@@ -1,0 +1,64 @@
+import type { OrganizationEvent } from '../events/organization.js'
+import { AppError } from '../shared/errors.js'
+import type { Aggregate } from './decider.js'
+
+export type OrganizationCommand =
+  | { type: 'CreateOrganization'; organizationId: string; name: string; defaultConfigId: string; now: string }
+  | { type: 'RenameOrganization'; name: string }
+  | { type: 'DeactivateOrganization'; reason: string }
+  | { type: 'ActivateOrganization' }
+
+export interface OrganizationState {
+  status: 'none' | 'active' | 'inactive'
+  organizationId: string
+  name: string
+  defaultConfigId: string
+}
+
+const requireExisting = (state: OrganizationState): void => {
+  if (state.status === 'none') throw new AppError('NOT_FOUND', 'organization not found', { resource: 'organization' })
+}
+
+export const organizationAggregate: Aggregate<OrganizationCommand, OrganizationEvent, OrganizationState> = {
+  streamType: 'organization',
+  eventTypes: ['OrganizationCreated', 'OrganizationRenamed', 'OrganizationDeactivated', 'OrganizationActivated'],
+  initialState: () => ({ status: 'none', organizationId: '', name: '', defaultConfigId: '' }),
+  decide(command, state) {
+    switch (command.type) {
+      case 'CreateOrganization':
+        if (state.status !== 'none') throw new AppError('ALREADY_EXISTS', 'organization already exists')
+        return [{ type: 'OrganizationCreated', data: {
+          organizationId: command.organizationId, name: command.name, defaultConfigId: command.defaultConfigId, createdAt: command.now,
+        } }]
+      case 'RenameOrganization':
+        requireExisting(state)
+        return state.name === command.name ? [] : [{ type: 'OrganizationRenamed', data: { organizationId: state.organizationId, name: command.name } }]
+      case 'DeactivateOrganization':
+        requireExisting(state)
+        return state.status === 'inactive' ? [] : [{ type: 'OrganizationDeactivated', data: { organizationId: state.organizationId, reason: command.reason } }]
+      case 'ActivateOrganization':
+        requireExisting(state)
+        return state.status === 'active' ? [] : [{ type: 'OrganizationActivated', data: { organizationId: state.organizationId } }]
+      default: {
+        const _never: never = command
+        return _never
+      }
+    }
+  },
+  evolve(state, event) {
+    switch (event.type) {
+      case 'OrganizationCreated':
+        return { status: 'active', organizationId: event.data.organizationId, name: event.data.name, defaultConfigId: event.data.defaultConfigId }
+      case 'OrganizationRenamed':
+        return { ...state, name: event.data.name }
+      case 'OrganizationDeactivated':
+        return { ...state, status: 'inactive' }
+      case 'OrganizationActivated':
+        return { ...state, status: 'active' }
+      default: {
+        const _never: never = event
+        return _never
+      }
+    }
+  },
+}

@@ -1,0 +1,124 @@
+import type { RoleTemplateEvent } from '../events/roleTemplate.js'
+import { AppError, invalidFields } from '../shared/errors.js'
+import { isPermission } from '../shared/permissions.js'
+import type { Aggregate } from './decider.js'
+
+export interface RoleTemplateFields {
+  name: string
+  description: string
+  permissions: string[]
+  isDefault: boolean
+}
+
+export type RoleTemplateCommand =
+  | ({ type: 'CreateRoleTemplate'; roleTemplateId: string; organizationId: string; now: string } & RoleTemplateFields)
+  | ({ type: 'UpdateRoleTemplate'; now: string } & Partial<RoleTemplateFields>)
+  | { type: 'AssignRoleTemplate'; membershipId: string; organizationId: string }
+  | { type: 'UnassignRoleTemplate'; membershipId: string }
+  | { type: 'DeleteRoleTemplate'; now: string }
+
+export interface RoleTemplateState extends RoleTemplateFields {
+  status: 'none' | 'active' | 'deleted'
+  roleTemplateId: string
+  organizationId: string
+  memberships: ReadonlySet<string>
+}
+
+const requireActive = (state: RoleTemplateState): void => {
+  if (state.status !== 'active') throw new AppError('NOT_FOUND', 'role template not found', { resource: 'roleTemplate' })
+}
+
+const checkPermissions = (permissions: string[] | undefined): void => {
+  if (permissions === undefined) return
+  const unknown = permissions.filter((p) => !isPermission(p))
+  if (unknown.length > 0) {
+    throw invalidFields(unknown.map((p) => ({ field: 'permissions', message: `unknown permission "${p}"` })))
+  }
+}
+
+const unique = (values: string[]): string[] => [...new Set(values)]
+
+export const roleTemplateAggregate: Aggregate<RoleTemplateCommand, RoleTemplateEvent, RoleTemplateState> = {
+  streamType: 'roleTemplate',
+  eventTypes: ['RoleTemplateCreated', 'RoleTemplateUpdated', 'RoleTemplateAssigned', 'RoleTemplateUnassigned', 'RoleTemplateDeleted'],
+  initialState: () => ({
+    status: 'none', roleTemplateId: '', organizationId: '', name: '', description: '', permissions: [], isDefault: false, memberships: new Set(),
+  }),
+  decide(command, state) {
+    switch (command.type) {
+      case 'CreateRoleTemplate':
+        if (state.status !== 'none') throw new AppError('ALREADY_EXISTS', 'role template already exists')
+        checkPermissions(command.permissions)
+        return [{ type: 'RoleTemplateCreated', data: {
+          roleTemplateId: command.roleTemplateId, organizationId: command.organizationId, name: command.name,
+          description: command.description, permissions: unique(command.permissions), isDefault: command.isDefault, createdAt: command.now,
+        } }]
+      case 'UpdateRoleTemplate': {
+        requireActive(state)
+        checkPermissions(command.permissions)
+        const changes = {
+          ...(command.name !== undefined && command.name !== state.name ? { name: command.name } : {}),
+          ...(command.description !== undefined && command.description !== state.description ? { description: command.description } : {}),
+          ...(command.permissions !== undefined ? { permissions: unique(command.permissions) } : {}),
+          ...(command.isDefault !== undefined && command.isDefault !== state.isDefault ? { isDefault: command.isDefault } : {}),
+        }
+        if (Object.keys(changes).length === 0) return []
+        return [{ type: 'RoleTemplateUpdated', data: {
+          roleTemplateId: state.roleTemplateId, organizationId: state.organizationId, ...changes, updatedAt: command.now,
+        } }]
+      }
+      case 'AssignRoleTemplate':
+        requireActive(state)
+        if (state.organizationId !== command.organizationId) {
+          throw new AppError('NOT_FOUND', 'role template not found', { resource: 'roleTemplate' })
+        }
+        if (state.memberships.has(command.membershipId)) return []
+        return [{ type: 'RoleTemplateAssigned', data: {
+          roleTemplateId: state.roleTemplateId, organizationId: state.organizationId, membershipId: command.membershipId,
+        } }]
+      case 'UnassignRoleTemplate':
+        if (!state.memberships.has(command.membershipId)) return []
+        return [{ type: 'RoleTemplateUnassigned', data: {
+          roleTemplateId: state.roleTemplateId, organizationId: state.organizationId, membershipId: command.membershipId,
+        } }]
+      case 'DeleteRoleTemplate':
+        requireActive(state)
+        if (state.memberships.size > 0) {
+          throw new AppError('ROLE_TEMPLATE_IN_USE', `role template is used by ${state.memberships.size} membership(s)`, {
+            usageCount: state.memberships.size,
+          })
+        }
+        return [{ type: 'RoleTemplateDeleted', data: {
+          roleTemplateId: state.roleTemplateId, organizationId: state.organizationId, deletedAt: command.now,
+        } }]
+      default: {
+        const _never: never = command
+        return _never
+      }
+    }
+  },
+  evolve(state, event) {
+    switch (event.type) {
+      case 'RoleTemplateCreated':
+        return { ...state, status: 'active', roleTemplateId: event.data.roleTemplateId, organizationId: event.data.organizationId,
+          name: event.data.name, description: event.data.description, permissions: event.data.permissions, isDefault: event.data.isDefault }
+      case 'RoleTemplateUpdated': {
+        const { name = state.name, description = state.description, permissions = state.permissions, isDefault = state.isDefault } = event.data
+        return { ...state, name, description, permissions, isDefault }
+      }
+      case 'RoleTemplateAssigned':
+        return { ...state, memberships: new Set([...state.memberships, event.data.membershipId]) }
+      case 'RoleTemplateUnassigned': {
+        const memberships = new Set(state.memberships)
+        memberships.delete(event.data.membershipId)
+        return { ...state, memberships }
+      }
+      case 'RoleTemplateDeleted':
+        return { ...state, status: 'deleted' }
+      default: {
+        const _never: never = event
+        return _never
+      }
+    }
+  },
+}

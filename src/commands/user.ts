@@ -1,0 +1,94 @@
+import type { UserEvent, UsernameEvent } from '../events/user.js'
+import { AppError } from '../shared/errors.js'
+import type { Aggregate } from './decider.js'
+
+export type UserCommand =
+  | { type: 'RegisterUser'; userId: string; username: string; passwordHash: string; organizationId: string; now: string }
+  | { type: 'EnrollTotp'; encryptedSecret: string }
+  | { type: 'AcceptOtp'; timeStep: number }
+  | { type: 'ChangePassword'; passwordHash: string }
+  | { type: 'DeactivateUser' }
+
+export interface UserState {
+  exists: boolean
+  active: boolean
+  userId: string
+  username: string
+  passwordHash: string
+  organizationId: string
+  encryptedTotpSecret: string | null
+  lastOtpTimeStep: number
+}
+
+const requireUser = (state: UserState): void => {
+  if (!state.exists) throw new AppError('NOT_FOUND', 'user not found', { resource: 'user' })
+}
+
+export const userAggregate: Aggregate<UserCommand, UserEvent, UserState> = {
+  streamType: 'user',
+  eventTypes: ['UserRegistered', 'UserTotpEnrolled', 'UserOtpAccepted', 'UserPasswordChanged', 'UserDeactivated'],
+  initialState: () => ({
+    exists: false, active: false, userId: '', username: '', passwordHash: '', organizationId: '', encryptedTotpSecret: null, lastOtpTimeStep: -1,
+  }),
+  decide(command, state) {
+    switch (command.type) {
+      case 'RegisterUser':
+        if (state.exists) throw new AppError('ALREADY_EXISTS', 'user already exists')
+        return [{ type: 'UserRegistered', data: {
+          userId: command.userId, username: command.username, passwordHash: command.passwordHash,
+          organizationId: command.organizationId, createdAt: command.now,
+        } }]
+      case 'EnrollTotp':
+        requireUser(state)
+        return [{ type: 'UserTotpEnrolled', data: { userId: state.userId, encryptedSecret: command.encryptedSecret } }]
+      case 'AcceptOtp':
+        requireUser(state)
+        if (command.timeStep <= state.lastOtpTimeStep) throw new AppError('OTP_ALREADY_USED', 'this one-time code was already used')
+        return [{ type: 'UserOtpAccepted', data: { userId: state.userId, timeStep: command.timeStep } }]
+      case 'ChangePassword':
+        requireUser(state)
+        return [{ type: 'UserPasswordChanged', data: { userId: state.userId, passwordHash: command.passwordHash } }]
+      case 'DeactivateUser':
+        requireUser(state)
+        return state.active ? [{ type: 'UserDeactivated', data: { userId: state.userId } }] : []
+      default: {
+        const _never: never = command
+        return _never
+      }
+    }
+  },
+  evolve(state, event) {
+    switch (event.type) {
+      case 'UserRegistered':
+        return { ...state, exists: true, active: true, userId: event.data.userId, username: event.data.username,
+          passwordHash: event.data.passwordHash, organizationId: event.data.organizationId }
+      case 'UserTotpEnrolled':
+        return { ...state, encryptedTotpSecret: event.data.encryptedSecret }
+      case 'UserOtpAccepted':
+        return { ...state, lastOtpTimeStep: event.data.timeStep }
+      case 'UserPasswordChanged':
+        return { ...state, passwordHash: event.data.passwordHash }
+      case 'UserDeactivated':
+        return { ...state, active: false }
+      default: {
+        const _never: never = event
+        return _never
+      }
+    }
+  },
+}
+
+export type UsernameCommand = { type: 'ClaimUsername'; username: string; userId: string }
+export interface UsernameState { claimedBy: string | null }
+
+export const usernameAggregate: Aggregate<UsernameCommand, UsernameEvent, UsernameState> = {
+  streamType: 'username',
+  eventTypes: ['UsernameClaimed'],
+  initialState: () => ({ claimedBy: null }),
+  decide(command, state) {
+    if (state.claimedBy === command.userId) return []
+    if (state.claimedBy !== null) throw new AppError('USERNAME_TAKEN', `username ${command.username} is taken`)
+    return [{ type: 'UsernameClaimed', data: { username: command.username, userId: command.userId } }]
+  },
+  evolve: (_state, event) => ({ claimedBy: event.data.userId }),
+}

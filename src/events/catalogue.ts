@@ -1,0 +1,29 @@
+import type { MembershipEvent } from './membership.js'
+import type { OAuthClientEvent } from './oauthClient.js'
+import type { OrganizationEvent } from './organization.js'
+import type { RefreshTokenEvent } from './refreshToken.js'
+import type { RoleTemplateEvent } from './roleTemplate.js'
+import type { SystemEvent } from './system.js'
+import type { Recorded } from './types.js'
+import type { UserEvent, UsernameEvent } from './user.js'
+
+/** Every event of the service: one union per aggregate, joined here. */
+export type DomainEvent =
+  | OrganizationEvent
+  | UserEvent
+  | UsernameEvent
+  | OAuthClientEvent
+  | MembershipEvent
+  | RoleTemplateEvent
+  | RefreshTokenEvent
+  | SystemEvent
+
+export type DomainEventType = DomainEvent['type']
+
+export type RecordedEvent = Recorded<DomainEvent>
+
+/** Narrows a recorded event to the types a handler declared. */
+export type RecordedOf<T extends DomainEventType> = Recorded<Extract<DomainEvent, { type: T }>>
+
+export const isEventOf = <T extends DomainEventType>(event: RecordedEvent, types: readonly T[]): event is RecordedOf<T> =>
+  (types as readonly string[]).includes(event.type)

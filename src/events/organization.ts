@@ -1,0 +1,14 @@
+import type { Event } from './types.js'
+
+export type OrganizationCreated = Event<'OrganizationCreated', {
+  organizationId: string
+  name: string
+  /** The organization's default configuration: the `configid` / `entityConfigID` of the interface. */
+  defaultConfigId: string
+  createdAt: string
+}>
+export type OrganizationRenamed = Event<'OrganizationRenamed', { organizationId: string; name: string }>
+export type OrganizationDeactivated = Event<'OrganizationDeactivated', { organizationId: string; reason: string }>
+export type OrganizationActivated = Event<'OrganizationActivated', { organizationId: string }>
+
+export type OrganizationEvent = OrganizationCreated | OrganizationRenamed | OrganizationDeactivated | OrganizationActivated

@@ -1,0 +1,22 @@
+import type { Event } from './types.js'
+
+export type UserRegistered = Event<'UserRegistered', {
+  userId: string
+  username: string
+  /** scrypt hash; the password itself is never stored. */
+  passwordHash: string
+  organizationId: string
+  createdAt: string
+}>
+/** The TOTP secret, encrypted with the service's data key (AES-256-GCM), never in clear. */
+export type UserTotpEnrolled = Event<'UserTotpEnrolled', { userId: string; encryptedSecret: string }>
+/** Records the time step of an accepted one-time code, so the same code cannot be used twice. */
+export type UserOtpAccepted = Event<'UserOtpAccepted', { userId: string; timeStep: number }>
+export type UserPasswordChanged = Event<'UserPasswordChanged', { userId: string; passwordHash: string }>
+export type UserDeactivated = Event<'UserDeactivated', { userId: string }>
+
+export type UserEvent = UserRegistered | UserTotpEnrolled | UserOtpAccepted | UserPasswordChanged | UserDeactivated
+
+/** Stream `username-<uuidv5(lower-case username)>`: the claim that makes usernames unique. */
+export type UsernameClaimed = Event<'UsernameClaimed', { username: string; userId: string }>
+export type UsernameEvent = UsernameClaimed

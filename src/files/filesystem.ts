@@ -1,0 +1,71 @@
+import { createHash, randomUUID } from 'node:crypto'
+import { createReadStream, createWriteStream } from 'node:fs'
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import { Readable, Transform } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import type { FileMetadata, FileStore, OpenedFile, StoredFile } from './fileStore.js'
+
+const SAFE_ID = /^[A-Za-z0-9_-]{1,128}$/
+
+/** Files under DATA_DIR/files: content and a JSON sidecar, each written to a temp name and renamed into place. */
+export class FilesystemFileStore implements FileStore {
+  readonly kind = 'filesystem' as const
+  constructor(private readonly root: string) {}
+
+  private paths(fileId: string) {
+    if (!SAFE_ID.test(fileId)) throw new Error(`invalid file id ${fileId}`)
+    const dir = path.join(this.root, fileId.slice(0, 2))
+    return { dir, content: path.join(dir, fileId), meta: path.join(dir, `${fileId}.json`) }
+  }
+
+  async put(fileId: string, content: Readable | Buffer, metadata: FileMetadata): Promise<StoredFile> {
+    const paths = this.paths(fileId)
+    await fs.mkdir(paths.dir, { recursive: true })
+    const temp = `${paths.content}.${randomUUID()}.tmp`
+    const hash = createHash('sha256')
+    let size = 0
+    const measure = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        hash.update(chunk)
+        size += chunk.length
+        callback(null, chunk)
+      },
+    })
+    try {
+      await pipeline(Buffer.isBuffer(content) ? Readable.from([content]) : content, measure, createWriteStream(temp, { flags: 'wx' }))
+      const stored: StoredFile = { ...metadata, fileId, size, sha256: hash.digest('hex'), storedAt: new Date().toISOString() }
+      const metaTemp = `${paths.meta}.${randomUUID()}.tmp`
+      await fs.writeFile(metaTemp, JSON.stringify(stored))
+      await fs.rename(temp, paths.content)
+      await fs.rename(metaTemp, paths.meta)
+      return stored
+    } catch (error) {
+      await fs.rm(temp, { force: true })
+      throw error
+    }
+  }
+
+  async stat(fileId: string): Promise<StoredFile | null> {
+    try {
+      const parsed: StoredFile = JSON.parse(await fs.readFile(this.paths(fileId).meta, 'utf8'))
+      return parsed
+    } catch {
+      return null
+    }
+  }
+
+  async open(fileId: string): Promise<OpenedFile | null> {
+    const file = await this.stat(fileId)
+    if (file === null) return null
+    return { file, stream: createReadStream(this.paths(fileId).content) }
+  }
+
+  async delete(fileId: string): Promise<boolean> {
+    const paths = this.paths(fileId)
+    const existed = (await this.stat(fileId)) !== null
+    await fs.rm(paths.meta, { force: true })
+    await fs.rm(paths.content, { force: true })
+    return existed
+  }
+}

@@ -1,0 +1,172 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { createClient, createOrganization, createUser } from '../commands/identity.js'
+import { enrolTotp } from '../identity/totp.js'
+import { generateSecret, hashSecret } from '../identity/passwords.js'
+import type { OrganizationDoc } from '../projections/organizations.js'
+import type { Services } from '../services.js'
+import { AppError } from '../shared/errors.js'
+import { newId } from '../shared/ids.js'
+import { allScopes, isScope } from '../shared/permissions.js'
+import { commandContext, principalOf } from './context.js'
+import { failures, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
+
+const Organization = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  defaultConfigId: Type.String({ format: 'uuid', description: 'the organization\'s default configuration (configid / entityConfigID)' }),
+  active: Type.Boolean(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+})
+
+const organizationView = (doc: OrganizationDoc) => ({
+  id: doc._id, name: doc.name, defaultConfigId: doc.defaultConfigId, active: doc.active, createdAt: doc.createdAt, updatedAt: doc.updatedAt,
+})
+
+const Name = Type.String({ minLength: 1, maxLength: 200 })
+
+/** Organizations, their users and OAuth clients: what an operator needs to put the service to use. */
+export const administrationRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const { queries, commands } = services
+
+  app.post('/organizations', {
+    config: { scopes: ['*'] },
+    schema: {
+      summary: 'Create an organization (with its default configuration and built-in role templates)',
+      tags: ['Administration'],
+      body: Type.Object({ name: Name }, { additionalProperties: false }),
+      response: { 201: Type.Object({ status: Type.Literal('success'), data: Type.Object({ organization: Organization }) }), ...failures(400, 401, 403) },
+    },
+  }, async (request, reply) => {
+    const organizationId = newId()
+    const created = await createOrganization(commands, {
+      organizationId, name: request.body.name, defaultConfigId: newId(), now: services.clock.now().toISOString(),
+    }, { ...commandContext(request), organizationId })
+    await services.settle(created.position)
+    const doc = await queries.organizations.get(organizationId)
+    if (doc === null) throw new AppError('INTERNAL', 'organization not visible after creation')
+    return reply.code(201).send({ status: 'success', data: { organization: organizationView(doc) } })
+  })
+
+  app.get('/organizations', {
+    schema: {
+      summary: 'Organizations the caller belongs to (every organization for scope *)',
+      tags: ['Administration'],
+      querystring: PageQuery,
+      response: { 200: Type.Object({ status: Type.Literal('success'), data: Type.Array(Organization), pagination: Pagination }), ...failures(400, 401) },
+    },
+  }, async (request) => {
+    const principal = principalOf(request)
+    const { page, limit } = request.query
+    const ids = principal.isPlatformAdmin ? undefined : await queries.memberships.organizationsOf(principal.id)
+    const { items, total } = await queries.organizations.list({ offset: (page - 1) * limit, limit }, ids)
+    return { status: 'success' as const, data: items.map(organizationView), pagination: pagination(page, limit, total) }
+  })
+
+  app.get('/organizations/:entityid', {
+    config: { organization: 'path' },
+    schema: {
+      summary: 'One organization',
+      tags: ['Administration'],
+      params: Type.Object({ entityid: Uuid }),
+      response: { 200: Type.Object({ status: Type.Literal('success'), data: Type.Object({ organization: Organization }) }), ...failures(401, 403, 404) },
+    },
+  }, async (request) => {
+    const doc = await queries.organizations.get(request.params.entityid)
+    if (doc === null) throw new AppError('NOT_FOUND', 'organization not found', { resource: 'organization' })
+    return { status: 'success' as const, data: { organization: organizationView(doc) } }
+  })
+
+  app.post('/organization/:entityid/users', {
+    config: { organization: 'path', permissions: ['ManageMembers'] },
+    schema: {
+      summary: 'Create a user in the organization',
+      description: 'With `totp: true` the user is enrolled in TOTP (RFC 6238); the otpauth URI and secret are returned this once only, ' +
+        'and the password grant then answers mfa_required.',
+      tags: ['Administration'],
+      params: Type.Object({ entityid: Uuid }),
+      body: Type.Object({
+        username: Type.String({ minLength: 3, maxLength: 100, pattern: '^[A-Za-z0-9._@+-]+$' }),
+        password: Type.String({ minLength: 8, maxLength: 200 }),
+        roleTemplateId: Uuid,
+        totp: Type.Optional(Type.Boolean({ default: false })),
+      }, { additionalProperties: false }),
+      response: {
+        201: Type.Object({
+          status: Type.Literal('success'),
+          data: Type.Object({
+            user: Type.Object({ id: Uuid, username: Type.String(), organizationId: Uuid, roleTemplateId: Uuid, totpEnrolled: Type.Boolean(), createdAt: Timestamp }),
+            totp: Type.Optional(Type.Object({ uri: Type.String({ description: 'otpauth:// URI, shown once' }), secret: Type.String({ description: 'base32 secret, shown once' }) })),
+          }),
+        }),
+        ...failures(400, 401, 403, 404, 409),
+      },
+    },
+  }, async (request, reply) => {
+    const { username, password, roleTemplateId, totp } = request.body
+    const organizationId = request.params.entityid
+    const userId = newId()
+    const enrolment = totp === true ? enrolTotp(username) : null
+    const now = services.clock.now().toISOString()
+    const created = await createUser(commands, {
+      userId, username, passwordHash: await hashSecret(password), organizationId, roleTemplateId,
+      encryptedTotpSecret: enrolment === null ? null : services.dataKey.encrypt(enrolment.secret), now,
+    }, commandContext(request))
+    await services.settle(created.position)
+    return reply.code(201).send({
+      status: 'success',
+      data: {
+        user: { id: userId, username, organizationId, roleTemplateId, totpEnrolled: enrolment !== null, createdAt: now },
+        ...(enrolment === null ? {} : { totp: enrolment }),
+      },
+    })
+  })
+
+  app.post('/oauth/clients', {
+    config: { organization: 'body', permissions: ['ManageMembers'], scopes: ['clients:write'] },
+    schema: {
+      summary: 'Register an OAuth client in an organization',
+      description: 'The secret is returned this once only. A caller may grant only scopes it holds itself.',
+      tags: ['Administration'],
+      body: Type.Object({
+        name: Name,
+        scopes: Type.Array(Type.String(), { uniqueItems: true, description: `from: ${allScopes.join(' ')}` }),
+        organizationId: Uuid,
+        roleTemplateId: Uuid,
+      }, { additionalProperties: false }),
+      response: {
+        201: Type.Object({
+          status: Type.Literal('success'),
+          data: Type.Object({
+            client: Type.Object({
+              client_id: Type.String(), client_secret: Type.String({ description: 'shown once' }), name: Type.String(),
+              scopes: Type.Array(Type.String()), organizationId: Uuid, roleTemplateId: Uuid, createdAt: Timestamp,
+            }),
+          }),
+        }),
+        ...failures(400, 401, 403, 404, 409),
+      },
+    },
+  }, async (request, reply) => {
+    const principal = principalOf(request)
+    const { name, scopes, organizationId, roleTemplateId } = request.body
+    const unknown = scopes.filter((s) => !isScope(s))
+    if (unknown.length > 0) {
+      throw new AppError('VALIDATION_ERROR', `unknown scope(s): ${unknown.join(' ')}`, { errors: unknown.map((s) => ({ field: 'body.scopes', message: `unknown scope ${s}` })) })
+    }
+    const beyond = scopes.filter((s) => !principal.isPlatformAdmin && !principal.scopes.has(s))
+    if (beyond.length > 0) throw new AppError('INSUFFICIENT_SCOPE', `cannot grant scopes the caller lacks: ${beyond.join(' ')}`, { scope: beyond.join(' ') })
+    const clientId = newId()
+    const secret = generateSecret()
+    const now = services.clock.now().toISOString()
+    const created = await createClient(commands, {
+      clientId, name, secretHash: await hashSecret(secret), scopes, organizationId, roleTemplateId, now,
+    }, commandContext(request))
+    await services.settle(created.position)
+    return reply.code(201).send({
+      status: 'success',
+      data: { client: { client_id: clientId, client_secret: secret, name, scopes, organizationId, roleTemplateId, createdAt: now } },
+    })
+  })
+}

@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Services } from '../services.js'
+import { authPlugin } from './plugins/auth.js'
+import { registerErrorHandling } from './plugins/errors.js'
+import { openapiPlugin } from './plugins/openapi.js'
+import { organizationPlugin } from './plugins/organization.js'
+import { routePlugins } from './routes.js'
+import { ErrorEnvelope, FailEnvelope } from './schemas.js'
+
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+/** The fastify application: plugins, error envelope, OpenAPI, and every route family under /v1. */
+export const buildApp = async (services: Services): Promise<FastifyInstance> => {
+  const logger: FastifyBaseLogger = services.logger
+  const app = Fastify({
+    loggerInstance: logger,
+    bodyLimit: services.config.bodyLimit,
+    requestIdHeader: false,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id']
+      return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID()
+    },
+    return503OnClosing: true,
+    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  app.addSchema(FailEnvelope)
+  app.addSchema(ErrorEnvelope)
+  registerErrorHandling(app)
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+  // Long-lived streams (SSE) end when the server starts closing, so in-flight requests can drain.
+  app.addHook('preClose', async () => services.hub.close())
+
+  await app.register(openapiPlugin, { services })
+  await app.register(authPlugin, { services })
+  await app.register(organizationPlugin, { services })
+  await app.register(async (v1) => {
+    for (const plugin of routePlugins) await v1.register(plugin, { services })
+  }, { prefix: '/v1' })
+  return app
+}

@@ -1,0 +1,74 @@
+import type {} from '@fastify/jwt'
+import type { FastifyRequest } from 'fastify'
+import type { AccessTokenClaims } from '../identity/tokens.js'
+import type { CommandContext } from '../commands/handler.js'
+import { AppError, type ErrorCode } from '../shared/errors.js'
+import type { Permission, Scope } from '../shared/permissions.js'
+
+/** Who called: from a verified access token. */
+export interface Principal {
+  kind: 'user' | 'client'
+  /** User id, or client id for client-credentials tokens. */
+  id: string
+  clientId: string
+  scopes: ReadonlySet<string>
+  /** Scope `*`: the platform administrator. */
+  isPlatformAdmin: boolean
+  tokenId: string
+}
+
+/** The organization a request acts in, after membership and permissions were checked. */
+export interface OrganizationContext {
+  id: string
+  name: string
+  defaultConfigId: string
+  permissions: ReadonlySet<Permission>
+  /** Platform administrator, or a member holding AdministerOrganization. */
+  isAdministrator: boolean
+}
+
+export type OrganizationSource = 'header' | 'config-header' | 'path' | 'body'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Default `bearer`: a valid access token is required. */
+    auth?: 'public' | 'bearer'
+    /** Where the organization comes from; absent when the route acts in none. */
+    organization?: OrganizationSource
+    /** Permissions the caller's role template must hold in that organization (all of them). */
+    permissions?: readonly Permission[]
+    /** Scopes of which the token must hold at least one. */
+    scopes?: readonly Scope[]
+    /** Code of schema-validation failures on this route (default VALIDATION_ERROR). */
+    validationCode?: Extract<ErrorCode, 'VALIDATION_ERROR' | 'BIND_ERROR'>
+  }
+  interface FastifyRequest {
+    principal: Principal | null
+    organization: OrganizationContext | null
+  }
+}
+
+declare module '@fastify/jwt' {
+  interface FastifyJWT {
+    payload: AccessTokenClaims
+    user: AccessTokenClaims
+  }
+}
+
+export const principalOf = (request: FastifyRequest): Principal => {
+  if (request.principal === null) throw new AppError('UNAUTHORIZED', 'authentication required')
+  return request.principal
+}
+
+export const organizationOf = (request: FastifyRequest): OrganizationContext => {
+  if (request.organization === null) throw new AppError('INTERNAL', 'route has no organization context')
+  return request.organization
+}
+
+/** Metadata for the events a request's commands append. */
+export const commandContext = (request: FastifyRequest): CommandContext => ({
+  organizationId: request.organization?.id ?? null,
+  actorId: request.principal?.id ?? null,
+  correlationId: request.id,
+  causationId: null,
+})

@@ -1,0 +1,41 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import type { Services } from '../services.js'
+
+const Health = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
+  live: Type.Boolean({ description: 'the process answers' }),
+  ready: Type.Boolean({ description: 'stores reachable, read models caught up at start, no projection failed' }),
+  stores: Type.Object({
+    eventStore: Type.Object({ kind: Type.String(), up: Type.Boolean(), head: Type.Integer({ description: 'global position of the last event' }) }),
+    readStore: Type.Object({ kind: Type.String(), up: Type.Boolean(), persistent: Type.Boolean() }),
+    files: Type.Object({ kind: Type.String() }),
+  }),
+  projections: Type.Array(Type.Object({
+    name: Type.String(),
+    position: Type.Integer(),
+    lag: Type.Integer({ description: 'head minus position: events for SQLite, log bytes for EventStoreDB' }),
+    failed: Type.Union([Type.String(), Type.Null()]),
+  })),
+})
+
+export const healthRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  app.get('/health', {
+    config: { auth: 'public' },
+    schema: {
+      summary: 'Liveness and readiness, store status and projection lag',
+      description: 'Answers 200 when ready, 503 when not (the body says why).',
+      tags: ['Operations'],
+      response: { 200: Health, 503: Health },
+    },
+  }, async (_request, reply) => {
+    const report = await services.health()
+    return reply.code(report.ready ? 200 : 503).send({
+      status: report.ready ? 'ok' : 'unavailable',
+      live: true,
+      ready: report.ready,
+      stores: { eventStore: report.eventStore, readStore: report.readStore, files: report.files },
+      projections: report.projections,
+    })
+  })
+}

@@ -1,0 +1,103 @@
+import formbody from '@fastify/formbody'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyError } from 'fastify'
+import { Type } from 'typebox'
+import { MFA_GRANT, parseBasicAuthorization } from '../identity/tokens.js'
+import type { Services } from '../services.js'
+import { isAppError, OAuthError } from '../shared/errors.js'
+import { allScopes } from '../shared/permissions.js'
+
+const optionalText = (description: string) => Type.Optional(Type.String({ description }))
+
+const TokenForm = Type.Object({
+  grant_type: optionalText(`client_credentials | password | refresh_token | ${MFA_GRANT}`),
+  scope: optionalText('space-separated scopes; default: every scope the client may have'),
+  client_id: optionalText('client authentication in the body (or use HTTP Basic)'),
+  client_secret: optionalText('client authentication in the body (or use HTTP Basic)'),
+  username: optionalText('password grant'),
+  password: optionalText('password grant'),
+  refresh_token: optionalText('refresh_token grant'),
+  mfa_token: optionalText('MFA grant: the mfa_token of the mfa_required error'),
+  otp: optionalText('MFA grant: the current 6-digit TOTP code'),
+}, { additionalProperties: true })
+
+const TokenResponse = Type.Object({
+  access_token: Type.String({ description: 'JWT (ES256/RS256, typ at+jwt) to send as Bearer token' }),
+  token_type: Type.Literal('Bearer'),
+  expires_in: Type.Integer({ description: 'lifetime in seconds' }),
+  scope: Type.String({ description: 'space-separated scopes granted' }),
+  refresh_token: Type.Optional(Type.String({ description: 'password and MFA grants only; rotates on every use' })),
+})
+
+const OAuthErrorBody = Type.Object({
+  error: Type.String({ description: 'RFC 6749 section 5.2 code, or mfa_required' }),
+  error_description: Type.String(),
+  mfa_token: Type.Optional(Type.String({ description: 'with mfa_required: exchange it with the TOTP code' })),
+})
+
+const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' }
+
+const isForm = (contentType: string | undefined) => contentType?.split(';')[0]?.trim().toLowerCase() === 'application/x-www-form-urlencoded'
+
+/** POST /oauth/token (RFC 6749), the JWKS and the authorization-server metadata (RFC 8414). */
+export const oauthRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  await app.register(formbody)
+
+  // Token-endpoint failures are answered in RFC 6749 terms, never in the envelope.
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const oauth = error instanceof OAuthError ? error
+      : isAppError(error) && error.status >= 500 ? null
+      : (error.statusCode ?? 500) < 500 || error.validation !== undefined ? new OAuthError('invalid_request', 'the request is malformed') : null
+    if (oauth === null) {
+      request.log.error({ err: error }, 'token request failed')
+      return reply.code(500).headers(noStore).send({ error: 'server_error', error_description: 'internal error' })
+    }
+    if (oauth.error === 'invalid_client') reply.header('www-authenticate', 'Basic realm="credit-service"')
+    return reply.code(oauth.status).headers(noStore).send({ error: oauth.error, error_description: oauth.description, ...oauth.extra })
+  })
+
+  app.post('/oauth/token', {
+    config: { auth: 'public' },
+    schema: {
+      summary: 'Issue an access token',
+      description: 'application/x-www-form-urlencoded. Client authentication by HTTP Basic or client_id/client_secret fields. ' +
+        `Grants: client_credentials, password, refresh_token (rotating; reuse revokes the family), ${MFA_GRANT}.`,
+      tags: ['OAuth 2.0'],
+      consumes: ['application/x-www-form-urlencoded'],
+      body: TokenForm,
+      response: { 200: TokenResponse, 400: OAuthErrorBody, 401: OAuthErrorBody, 403: OAuthErrorBody },
+    },
+  }, async (request, reply) => {
+    if (!isForm(request.headers['content-type'])) throw new OAuthError('invalid_request', 'the body must be application/x-www-form-urlencoded')
+    const basic = parseBasicAuthorization(request.headers.authorization)
+    if (basic === 'malformed') throw new OAuthError('invalid_client', 'malformed HTTP Basic credentials')
+    const response = await services.tokens.grant(request.body, basic, request.id)
+    return reply.headers(noStore).send(response)
+  })
+
+  app.get('/.well-known/jwks.json', {
+    config: { auth: 'public' },
+    schema: {
+      summary: 'Public keys that verify access tokens (JWKS)',
+      tags: ['OAuth 2.0'],
+      response: { 200: Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true })) }) },
+    },
+  }, async () => ({ keys: [services.signingKey.publicJwk] }))
+
+  app.get('/.well-known/oauth-authorization-server', {
+    config: { auth: 'public' },
+    schema: {
+      summary: 'Authorization-server metadata (RFC 8414)',
+      tags: ['OAuth 2.0'],
+      response: { 200: Type.Object({}, { additionalProperties: true }) },
+    },
+  }, async () => ({
+    issuer: services.tokens.issuer,
+    token_endpoint: `${services.tokens.issuer}/v1/oauth/token`,
+    jwks_uri: `${services.tokens.issuer}/v1/.well-known/jwks.json`,
+    grant_types_supported: ['client_credentials', 'password', 'refresh_token', MFA_GRANT],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    token_endpoint_auth_signing_alg_values_supported: [services.signingKey.algorithm],
+    scopes_supported: allScopes,
+  }))
+}

@@ -1,0 +1,70 @@
+import jwt from '@fastify/jwt'
+import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { ACCESS_TOKEN_TYP, type AccessTokenClaims } from '../../identity/tokens.js'
+import type { Services } from '../../services.js'
+import { systemClock } from '../../shared/clock.js'
+import { AppError } from '../../shared/errors.js'
+import { ADMIN_SCOPE } from '../../shared/permissions.js'
+import type { Principal } from '../context.js'
+
+const challenge = (error?: string) =>
+  ({ 'www-authenticate': `Bearer realm="credit-service"${error === undefined ? '' : `, error="${error}"`}` })
+
+const unauthorized = (code: 'UNAUTHORIZED' | 'INVALID_TOKEN' | 'TOKEN_EXPIRED', message: string) =>
+  new AppError(code, message, {}, challenge(code === 'UNAUTHORIZED' ? undefined : 'invalid_token'))
+
+const isClaims = (value: AccessTokenClaims): boolean =>
+  typeof value.sub === 'string' && typeof value.client_id === 'string' && typeof value.scope === 'string' && typeof value.jti === 'string'
+
+/**
+ * Verifies the Bearer access token of every route that is not public (ES256 or
+ * RS256 with the service's key, `typ: at+jwt`, issuer, expiry), and checks the
+ * client and user behind it are still active.
+ */
+export const authPlugin = fp(async (app: FastifyInstance, options: { services: Services }) => {
+  const { services } = options
+  const { signingKey, clock } = services
+  await app.register(jwt, {
+    secret: { public: signingKey.publicKeyPem },
+    verify: { algorithms: [signingKey.algorithm], allowedIss: services.tokens.issuer, checkTyp: ACCESS_TOKEN_TYP },
+  })
+  app.decorateRequest('principal', null)
+
+  const verify = async (request: FastifyRequest): Promise<AccessTokenClaims> => {
+    try {
+      // An injected clock (tests) must also decide expiry; the system clock uses the cached verifier.
+      return clock === systemClock ? await request.jwtVerify<AccessTokenClaims>() : await request.jwtVerify<AccessTokenClaims>({ clockTimestamp: clock.now().getTime() })
+    } catch (error) {
+      const code = error instanceof Error && 'code' in error ? String(error.code) : ''
+      if (code === 'FST_JWT_NO_AUTHORIZATION_IN_HEADER') throw unauthorized('UNAUTHORIZED', 'a Bearer access token is required')
+      if (code === 'FST_JWT_AUTHORIZATION_TOKEN_EXPIRED') throw unauthorized('TOKEN_EXPIRED', 'the access token has expired')
+      throw unauthorized('INVALID_TOKEN', 'the access token is not valid')
+    }
+  }
+
+  app.addHook('onRequest', async (request) => {
+    const url = request.routeOptions.url
+    // Only the API is guarded; the docs UI outside /v1 is public.
+    if (request.routeOptions.config.auth === 'public' || url === undefined || !url.startsWith('/v1/')) return
+    const claims = await verify(request)
+    if (!isClaims(claims)) throw unauthorized('INVALID_TOKEN', 'the access token is not valid')
+    const client = await services.queries.principals.client(claims.client_id)
+    if (client === null || client.revoked) throw unauthorized('INVALID_TOKEN', 'the client of this token is revoked')
+    const kind = claims.sub === claims.client_id ? 'client' : 'user'
+    if (kind === 'user') {
+      const user = await services.queries.principals.user(claims.sub)
+      if (user === null || !user.active) throw unauthorized('INVALID_TOKEN', 'the user of this token is inactive')
+    }
+    const scopes = new Set(claims.scope.split(' ').filter(Boolean))
+    const principal: Principal = {
+      kind, id: claims.sub, clientId: claims.client_id, scopes, isPlatformAdmin: scopes.has(ADMIN_SCOPE), tokenId: claims.jti,
+    }
+    request.principal = principal
+    const needed = request.routeOptions.config.scopes
+    if (needed !== undefined && !principal.isPlatformAdmin && !needed.some((s) => scopes.has(s))) {
+      throw new AppError('INSUFFICIENT_SCOPE', `this operation needs one of the scopes: ${needed.join(' ')}`, { scope: needed.join(' ') },
+        { 'www-authenticate': `Bearer realm="credit-service", error="insufficient_scope", scope="${needed.join(' ')}"` })
+    }
+  })
+})

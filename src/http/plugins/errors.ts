@@ -1,0 +1,69 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { AppError, isAppError, type FieldError } from '../../shared/errors.js'
+
+interface AjvIssue {
+  instancePath: string
+  keyword: string
+  params: Record<string, unknown>
+  message?: string | undefined
+}
+
+/** `body.principal.min`, `query.limit`, `headers.organization-id`: where a validation issue points. */
+const fieldOf = (context: string | undefined, issue: AjvIssue): string => {
+  const base = [context ?? 'request', ...issue.instancePath.split('/').filter(Boolean)].join('.')
+  const missing = issue.params['missingProperty']
+  const extra = issue.params['additionalProperty']
+  if (issue.keyword === 'required' && typeof missing === 'string') return `${base}.${missing}`
+  if (issue.keyword === 'additionalProperties' && typeof extra === 'string') return `${base}.${extra}`
+  return base
+}
+
+const messageOf = (issue: AjvIssue): string => {
+  if (issue.keyword === 'additionalProperties') return 'is not an allowed field'
+  if (issue.keyword === 'required') return 'is required'
+  return issue.message ?? issue.keyword
+}
+
+export const validationFailure = (error: FastifyError, request: FastifyRequest): AppError => {
+  const issues: AjvIssue[] = error.validation ?? []
+  const errors: FieldError[] = issues.map((issue) => ({ field: fieldOf(error.validationContext, issue), message: messageOf(issue) }))
+  const code = request.routeOptions.config.validationCode ?? 'VALIDATION_ERROR'
+  return new AppError(code, errors.map((e) => `${e.field} ${e.message}`).join('; ') || error.message, { errors })
+}
+
+const fastifyClientErrors: Record<string, AppError['code']> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BAD_REQUEST',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'BAD_REQUEST',
+}
+
+/** Any error as the AppError the client is told about; 5xx ones stay generic. */
+export const toAppError = (error: FastifyError | Error, request: FastifyRequest): AppError => {
+  if (isAppError(error)) return error
+  if ('validation' in error && error.validation !== undefined) return validationFailure(error, request)
+  const status = 'statusCode' in error && typeof error.statusCode === 'number' ? error.statusCode : 500
+  if (status >= 400 && status < 500) {
+    const code = ('code' in error && typeof error.code === 'string' ? fastifyClientErrors[error.code] : undefined) ?? 'BAD_REQUEST'
+    const mapped = new AppError(code, error.message)
+    return code === 'BAD_REQUEST' && status !== 400 ? Object.assign(mapped, { status }) : mapped
+  }
+  return new AppError('INTERNAL', 'Internal server error')
+}
+
+export const sendEnvelope = (reply: FastifyReply, error: AppError): FastifyReply => {
+  reply.code(error.status).headers(error.headers)
+  if (error.status >= 500) return reply.send({ status: 'error', message: error.message })
+  return reply.send({ status: 'fail', data: { code: error.code, message: error.message, ...error.details } })
+}
+
+/** One error handler for the whole API: the failure envelope for 4xx, a bare message for 5xx. */
+export const registerErrorHandling = (app: FastifyInstance): void => {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const appError = toAppError(error, request)
+    if (appError.status >= 500) request.log.error({ err: error }, 'request failed')
+    return sendEnvelope(reply, appError)
+  })
+  app.setNotFoundHandler((request, reply) =>
+    sendEnvelope(reply, new AppError('ROUTE_NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0] ?? ''} not found`)))
+}

@@ -1,0 +1,89 @@
+import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { Services } from '../../services.js'
+import { AppError } from '../../shared/errors.js'
+import { allPermissions, isPermission, type Permission } from '../../shared/permissions.js'
+import type { OrganizationContext, OrganizationSource } from '../context.js'
+
+const headerValue = (request: FastifyRequest, name: string): string | undefined => {
+  const value = request.headers[name]
+  return typeof value === 'string' ? value : undefined
+}
+
+const paramValue = (request: FastifyRequest, name: string): string | undefined => {
+  const params = request.params
+  if (typeof params !== 'object' || params === null) return undefined
+  const value: unknown = Reflect.get(params, name)
+  return typeof value === 'string' ? value : undefined
+}
+
+const bodyValue = (request: FastifyRequest, name: string): string | undefined => {
+  const body = request.body
+  if (typeof body !== 'object' || body === null) return undefined
+  const value: unknown = Reflect.get(body, name)
+  return typeof value === 'string' ? value : undefined
+}
+
+const organizationIdFrom = (request: FastifyRequest, source: OrganizationSource): string | undefined => {
+  switch (source) {
+    case 'header':
+      return headerValue(request, 'organization-id')
+    case 'config-header':
+      return headerValue(request, 'config-organization-id') ?? headerValue(request, 'organization-id')
+    case 'path':
+      return paramValue(request, 'entityid')
+    case 'body':
+      return bodyValue(request, 'organizationId')
+    default: {
+      const _never: never = source
+      return _never
+    }
+  }
+}
+
+const forbidden = (organizationId: string) =>
+  new AppError('ORGANIZATION_FORBIDDEN', `no access to organization ${organizationId}`, { organizationId })
+
+/**
+ * Resolves the organization a route acts in (from `Organization-ID`,
+ * `Config-Organization-ID` or the path), checks the caller belongs to it and
+ * is allowed what the route needs. Unknown and foreign organizations answer
+ * alike, so the answer tells nothing about organizations one cannot see.
+ */
+export const organizationPlugin = fp(async (app: FastifyInstance, options: { services: Services }) => {
+  const { queries } = options.services
+  app.decorateRequest('organization', null)
+
+  app.addHook('preHandler', async (request) => {
+    const { organization: source, permissions: required = [] } = request.routeOptions.config
+    if (source === undefined) return
+    const principal = request.principal
+    if (principal === null) throw new AppError('UNAUTHORIZED', 'authentication required')
+    const organizationId = organizationIdFrom(request, source)
+    if (organizationId === undefined) throw new AppError('VALIDATION_ERROR', 'organization header is required')
+    const organization = await queries.organizations.get(organizationId)
+    if (organization === null) throw principal.isPlatformAdmin ? new AppError('NOT_FOUND', `organization ${organizationId} not found`, { resource: 'organization' }) : forbidden(organizationId)
+    let permissions: ReadonlySet<Permission>
+    if (principal.isPlatformAdmin) {
+      permissions = new Set(allPermissions)
+    } else {
+      const membership = await queries.memberships.of(principal.id, organizationId)
+      if (membership === null) throw forbidden(organizationId)
+      const template = await queries.roleTemplates.get(organizationId, membership.roleTemplateId)
+      permissions = new Set((template?.permissions ?? []).filter(isPermission))
+    }
+    if (!organization.active) throw new AppError('ORGANIZATION_INACTIVE', `organization ${organizationId} is inactive`, { organizationId })
+    const context: OrganizationContext = {
+      id: organization._id,
+      name: organization.name,
+      defaultConfigId: organization.defaultConfigId,
+      permissions,
+      isAdministrator: principal.isPlatformAdmin || permissions.has('AdministerOrganization'),
+    }
+    request.organization = context
+    const missing = required.find((p) => !permissions.has(p))
+    if (missing !== undefined) {
+      throw new AppError('FORBIDDEN', `permission ${missing} is required`, { permission: missing })
+    }
+  })
+})

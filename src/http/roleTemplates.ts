@@ -1,0 +1,135 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { roleTemplateAggregate } from '../commands/roleTemplate.js'
+import type { RoleTemplateDoc } from '../projections/roleTemplates.js'
+import type { Services } from '../services.js'
+import { AppError, notFound } from '../shared/errors.js'
+import { newId } from '../shared/ids.js'
+import { allPermissions } from '../shared/permissions.js'
+import { commandContext, organizationOf } from './context.js'
+import { failures, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
+
+const RoleTemplate = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  description: Type.String(),
+  permissions: Type.Array(Type.String()),
+  is_default: Type.Boolean(),
+  usage_count: Type.Integer({ description: 'memberships using the template' }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+})
+
+const view = (doc: RoleTemplateDoc) => ({
+  id: doc._id, name: doc.name, description: doc.description, permissions: doc.permissions, is_default: doc.isDefault,
+  usage_count: doc.usageCount, created_at: doc.createdAt, updated_at: doc.updatedAt,
+})
+
+const Permissions = Type.Array(Type.String({ enum: allPermissions }), { uniqueItems: true, description: 'names from the permission catalogue' })
+const Params = Type.Object({ entityid: Uuid })
+const OneParams = Type.Object({ entityid: Uuid, id: Uuid })
+const One = Type.Object({ status: Type.Literal('success'), data: RoleTemplate })
+
+/** Role templates: named permission sets of an organization. */
+export const roleTemplateRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const { queries } = services
+
+  const load = async (organizationId: string, id: string) => {
+    const doc = await queries.roleTemplates.get(organizationId, id)
+    if (doc === null) throw notFound('role template', id)
+    return doc
+  }
+
+  app.get('/organization/:entityid/role-template', {
+    config: { organization: 'path', permissions: ['ReadRoleTemplate'] },
+    schema: {
+      summary: 'List the role templates of an organization',
+      tags: ['Role templates'],
+      params: Params,
+      querystring: Type.Object({
+        page: Type.Integer({ minimum: 1, default: 1 }),
+        limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+        search: Type.Optional(Type.String({ maxLength: 200, description: 'case-insensitive match on name or description' })),
+        is_default: Type.Optional(Type.Boolean()),
+      }, { additionalProperties: false }),
+      response: { 200: Type.Object({ status: Type.Literal('success'), data: Type.Array(RoleTemplate), pagination: Pagination }), ...failures(400, 401, 403) },
+    },
+  }, async (request) => {
+    const { page, limit, search, is_default: isDefault } = request.query
+    const { items, total } = await queries.roleTemplates.list({
+      organizationId: organizationOf(request).id, offset: (page - 1) * limit, limit,
+      ...(search === undefined ? {} : { search }), ...(isDefault === undefined ? {} : { isDefault }),
+    })
+    return { status: 'success' as const, data: items.map(view), pagination: pagination(page, limit, total) }
+  })
+
+  app.get('/organization/:entityid/role-template/:id', {
+    config: { organization: 'path', permissions: ['ReadRoleTemplate'] },
+    schema: { summary: 'One role template', tags: ['Role templates'], params: OneParams, response: { 200: One, ...failures(401, 403, 404) } },
+  }, async (request) => ({ status: 'success' as const, data: view(await load(organizationOf(request).id, request.params.id)) }))
+
+  app.post('/organization/:entityid/role-template', {
+    config: { organization: 'path', permissions: ['WriteRoleTemplate'] },
+    schema: {
+      summary: 'Create a role template',
+      tags: ['Role templates'],
+      params: Params,
+      body: Type.Object({
+        name: Type.String({ minLength: 1, maxLength: 100 }),
+        description: Type.Optional(Type.String({ maxLength: 500, default: '' })),
+        permissions: Permissions,
+        is_default: Type.Optional(Type.Boolean({ default: false })),
+      }, { additionalProperties: false }),
+      response: { 201: One, ...failures(400, 401, 403) },
+    },
+  }, async (request, reply) => {
+    const organizationId = organizationOf(request).id
+    const id = newId()
+    const { name, description = '', permissions, is_default: isDefault = false } = request.body
+    await services.execute(roleTemplateAggregate, id, {
+      type: 'CreateRoleTemplate', roleTemplateId: id, organizationId, name, description, permissions, isDefault, now: services.clock.now().toISOString(),
+    }, commandContext(request))
+    return reply.code(201).send({ status: 'success', data: view(await load(organizationId, id)) })
+  })
+
+  app.put('/organization/:entityid/role-template/:id', {
+    config: { organization: 'path', permissions: ['WriteRoleTemplate'] },
+    schema: {
+      summary: 'Update a role template (any subset of its fields)',
+      tags: ['Role templates'],
+      params: OneParams,
+      body: Type.Object({
+        name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+        description: Type.Optional(Type.String({ maxLength: 500 })),
+        permissions: Type.Optional(Permissions),
+        is_default: Type.Optional(Type.Boolean()),
+      }, { additionalProperties: false }),
+      response: { 200: One, ...failures(400, 401, 403, 404) },
+    },
+  }, async (request) => {
+    const organizationId = organizationOf(request).id
+    await load(organizationId, request.params.id)
+    const { name, description, permissions, is_default: isDefault } = request.body
+    await services.execute(roleTemplateAggregate, request.params.id, {
+      type: 'UpdateRoleTemplate', now: services.clock.now().toISOString(),
+      ...(name === undefined ? {} : { name }), ...(description === undefined ? {} : { description }),
+      ...(permissions === undefined ? {} : { permissions }), ...(isDefault === undefined ? {} : { isDefault }),
+    }, commandContext(request))
+    return { status: 'success' as const, data: view(await load(organizationId, request.params.id)) }
+  })
+
+  app.delete('/organization/:entityid/role-template/:id', {
+    config: { organization: 'path', permissions: ['WriteRoleTemplate'] },
+    schema: {
+      summary: 'Delete a role template that no membership uses',
+      tags: ['Role templates'],
+      params: OneParams,
+      response: { 204: Type.Null(), ...failures(401, 403, 404, 409) },
+    },
+  }, async (request, reply) => {
+    await load(organizationOf(request).id, request.params.id)
+    const result = await services.execute(roleTemplateAggregate, request.params.id, { type: 'DeleteRoleTemplate', now: services.clock.now().toISOString() }, commandContext(request))
+    if (result.events.length === 0) throw new AppError('NOT_FOUND', 'role template not found')
+    return reply.code(204).send(null)
+  })
+}

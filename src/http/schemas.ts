@@ -1,0 +1,68 @@
+import { Type, type TSchema } from 'typebox'
+
+export const Uuid = Type.String({ format: 'uuid', description: 'UUID' })
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp' })
+export const MoneyString = Type.String({ pattern: '^-?[0-9]+(\\.[0-9]+)?$', description: 'decimal string', examples: ['1500000.00'] })
+
+/** `{status:'fail', data:{code, message, ...}}`: every 4xx. */
+export const FailEnvelope = Type.Object({
+  status: Type.Literal('fail'),
+  data: Type.Object({
+    code: Type.String({ description: 'stable error code from the error registry' }),
+    message: Type.String(),
+  }, { additionalProperties: true }),
+}, { $id: 'FailEnvelope', description: 'Failure envelope (4xx)' })
+
+/** `{status:'error', message}`: every 5xx, with no internals. */
+export const ErrorEnvelope = Type.Object({
+  status: Type.Literal('error'),
+  message: Type.String(),
+}, { $id: 'ErrorEnvelope', description: 'Error envelope (5xx)' })
+
+const failure = (description: string) => Type.Unsafe<{ status: 'fail'; data: { code: string; message: string } }>({ $ref: 'FailEnvelope#', description })
+
+const failureDescriptions: Record<number, string> = {
+  400: 'Bad request: validation failed (each bad field listed in data.errors)',
+  401: 'Missing, invalid or expired bearer token',
+  403: 'Forbidden: missing permission or scope, or not a member of the organization',
+  404: 'Not found (also for resources of another organization)',
+  409: 'Conflict with the current state',
+  410: 'Gone',
+  413: 'Payload too large',
+  415: 'Unsupported media type',
+  429: 'Too many requests',
+  501: 'Not implemented',
+}
+
+/** The failure responses a route documents, besides its success shapes. */
+export const failures = (...codes: number[]): Record<number, TSchema> =>
+  Object.fromEntries(codes.map((code) => [code, failure(failureDescriptions[code] ?? 'Failure')]))
+
+export const OrganizationHeaders = Type.Object({
+  'organization-id': Type.String({ format: 'uuid', description: 'Organization context' }),
+}, { additionalProperties: true })
+
+/** Both headers are required; `Config-Organization-ID` wins, `Organization-ID` is legacy. */
+export const ConfigOrganizationHeaders = Type.Object({
+  'config-organization-id': Type.String({ format: 'uuid', description: 'Organization being configured (preferred)' }),
+  'organization-id': Type.String({ format: 'uuid', description: 'Legacy organization header, to be deprecated' }),
+}, { additionalProperties: true })
+
+export const PageQuery = Type.Object({
+  page: Type.Integer({ minimum: 1, default: 1 }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+})
+
+export const Pagination = Type.Object({
+  current_page: Type.Integer(),
+  total_pages: Type.Integer(),
+  total_items: Type.Integer(),
+  items_per_page: Type.Integer(),
+})
+
+export const pagination = (page: number, limit: number, total: number) => ({
+  current_page: page,
+  total_pages: Math.ceil(total / limit),
+  total_items: total,
+  items_per_page: limit,
+})

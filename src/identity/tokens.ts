@@ -1,0 +1,279 @@
+import { createHash } from 'node:crypto'
+import { createSigner, createVerifier } from 'fast-jwt'
+import type { CommandContext, CommandHandler } from '../commands/handler.js'
+import { refreshTokenFamilyAggregate } from '../commands/refreshTokenFamily.js'
+import { userAggregate } from '../commands/user.js'
+import type { ClientDoc, UserDoc } from '../projections/principals.js'
+import type { Clock } from '../shared/clock.js'
+import { AppError, OAuthError } from '../shared/errors.js'
+import { newId } from '../shared/ids.js'
+import { ADMIN_SCOPE, allScopes, isScope } from '../shared/permissions.js'
+import type { DataKey } from './dataKey.js'
+import type { SigningKey } from './keys.js'
+import { DECOY_HASH, generateSecret, verifySecret } from './passwords.js'
+import { verifyTotp } from './totp.js'
+
+export const MFA_GRANT = 'urn:credit-service:grant-type:mfa-otp'
+export const ACCESS_TOKEN_TYP = 'at+jwt'
+const MFA_TOKEN_TYP = 'mfa+jwt'
+
+/** Form fields of POST /oauth/token, all grants together (RFC 6749 sections 4.3, 4.4, 6, and the MFA extension). */
+export interface TokenRequest {
+  grant_type?: string | undefined
+  scope?: string | undefined
+  client_id?: string | undefined
+  client_secret?: string | undefined
+  username?: string | undefined
+  password?: string | undefined
+  refresh_token?: string | undefined
+  mfa_token?: string | undefined
+  otp?: string | undefined
+}
+
+export interface TokenResponse {
+  access_token: string
+  token_type: 'Bearer'
+  expires_in: number
+  scope: string
+  refresh_token?: string
+}
+
+export interface AccessTokenClaims {
+  iss: string
+  sub: string
+  client_id: string
+  scope: string
+  iat: number
+  exp: number
+  jti: string
+}
+
+export interface BasicCredentials {
+  clientId: string
+  secret: string
+}
+
+export interface TokenServiceDeps {
+  key: SigningKey
+  issuer: string
+  accessTokenTtl: number
+  refreshTokenTtl: number
+  mfaTokenTtl: number
+  clock: Clock
+  commands: CommandHandler
+  dataKey: DataKey
+  findClient(clientId: string): Promise<ClientDoc | null>
+  findUserByUsername(username: string): Promise<UserDoc | null>
+  findUser(userId: string): Promise<UserDoc | null>
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
+
+const splitScope = (scope: string | undefined): string[] | undefined =>
+  scope === undefined || scope.trim() === '' ? undefined : [...new Set(scope.trim().split(/\s+/))]
+
+/** RFC 6749 2.3.1: client id and secret are form-urlencoded before being joined and base64-encoded. */
+export const parseBasicAuthorization = (header: string | undefined): BasicCredentials | null | 'malformed' => {
+  if (header === undefined) return null
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header)
+  if (match?.[1] === undefined) return /^Basic\b/i.test(header) ? 'malformed' : null
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  if (colon < 0) return 'malformed'
+  try {
+    return {
+      clientId: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')),
+      secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')),
+    }
+  } catch {
+    return 'malformed'
+  }
+}
+
+interface MfaClaims {
+  sub: string
+  client_id: string
+  scope: string
+}
+
+const isMfaClaims = (value: unknown): value is MfaClaims =>
+  typeof value === 'object' && value !== null &&
+  typeof Reflect.get(value, 'sub') === 'string' && typeof Reflect.get(value, 'client_id') === 'string' &&
+  typeof Reflect.get(value, 'scope') === 'string'
+
+/** Issues tokens for the four grants; every refusal is an OAuthError in RFC 6749 section 5.2 terms. */
+export class TokenService {
+  private readonly signAccess
+  private readonly signMfa
+
+  get issuer(): string {
+    return this.deps.issuer
+  }
+
+  constructor(private readonly deps: TokenServiceDeps) {
+    // iat and exp are set in the payload from the injected clock; the signer keeps them as given.
+    const base = { key: deps.key.privateKeyPem, algorithm: deps.key.algorithm, kid: deps.key.kid } as const
+    this.signAccess = createSigner({ ...base, header: { alg: deps.key.algorithm, typ: ACCESS_TOKEN_TYP } })
+    this.signMfa = createSigner({ ...base, header: { alg: deps.key.algorithm, typ: MFA_TOKEN_TYP } })
+  }
+
+  async grant(request: TokenRequest, basic: BasicCredentials | null, correlationId: string): Promise<TokenResponse> {
+    const grantType = request.grant_type
+    if (grantType === undefined || grantType === '') throw new OAuthError('invalid_request', 'grant_type is required')
+    const client = await this.authenticateClient(request, basic)
+    const context: CommandContext = { organizationId: client.organizationId, actorId: client._id, correlationId }
+    switch (grantType) {
+      case 'client_credentials':
+        return this.clientCredentials(client, request)
+      case 'password':
+        return this.password(client, request, context)
+      case 'refresh_token':
+        return this.refresh(client, request, context)
+      case MFA_GRANT:
+        return this.mfa(client, request, context)
+      default:
+        throw new OAuthError('unsupported_grant_type', `grant_type ${grantType} is not supported`)
+    }
+  }
+
+  private async authenticateClient(request: TokenRequest, basic: BasicCredentials | null): Promise<ClientDoc> {
+    const inForm = request.client_id !== undefined || request.client_secret !== undefined
+    if (basic !== null && inForm && request.client_secret !== undefined) {
+      throw new OAuthError('invalid_request', 'use one client authentication method, not both')
+    }
+    const clientId = basic?.clientId ?? request.client_id
+    const secret = basic?.secret ?? request.client_secret
+    if (clientId === undefined || secret === undefined) throw new OAuthError('invalid_client', 'client authentication failed')
+    const client = await this.deps.findClient(clientId)
+    const matches = await verifySecret(secret, client?.secretHash ?? DECOY_HASH)
+    if (client === null || !matches || client.revoked) throw new OAuthError('invalid_client', 'client authentication failed')
+    return client
+  }
+
+  private grantableScopes(client: ClientDoc, forUser: boolean): string[] {
+    const all = client.scopes.includes(ADMIN_SCOPE) ? [...allScopes] : client.scopes
+    return forUser ? all.filter((s) => s !== ADMIN_SCOPE) : all
+  }
+
+  private chooseScope(requested: string | undefined, grantable: string[]): string {
+    const asked = splitScope(requested)
+    if (asked === undefined) return grantable.join(' ')
+    const unknown = asked.filter((s) => !isScope(s))
+    if (unknown.length > 0) throw new OAuthError('invalid_scope', `unknown scope: ${unknown.join(' ')}`)
+    const refused = asked.filter((s) => !grantable.includes(s))
+    if (refused.length > 0) throw new OAuthError('invalid_scope', `scope not allowed for this client: ${refused.join(' ')}`)
+    return asked.join(' ')
+  }
+
+  private clientCredentials(client: ClientDoc, request: TokenRequest): TokenResponse {
+    const scope = request.scope === undefined ? client.scopes.join(' ') : this.chooseScope(request.scope, this.grantableScopes(client, false))
+    return this.accessToken(client._id, client._id, scope)
+  }
+
+  private async password(client: ClientDoc, request: TokenRequest, context: CommandContext): Promise<TokenResponse> {
+    if (request.username === undefined || request.password === undefined) {
+      throw new OAuthError('invalid_request', 'username and password are required')
+    }
+    const user = await this.deps.findUserByUsername(request.username)
+    const matches = await verifySecret(request.password, user?.passwordHash ?? DECOY_HASH)
+    if (user === null || !matches || !user.active) throw new OAuthError('invalid_grant', 'invalid username or password')
+    if (user.organizationId !== client.organizationId && !client.scopes.includes(ADMIN_SCOPE)) {
+      throw new OAuthError('unauthorized_client', 'this client may not sign in users of another organization')
+    }
+    const scope = this.chooseScope(request.scope, this.grantableScopes(client, true))
+    if (user.totpEnrolled) {
+      const now = this.now()
+      const mfaToken = this.signMfa({ sub: user._id, client_id: client._id, scope, iss: this.deps.issuer, iat: now, exp: now + this.deps.mfaTokenTtl })
+      throw new OAuthError('mfa_required', 'a one-time code is required: send it with grant_type ' + MFA_GRANT, { mfa_token: mfaToken })
+    }
+    return this.userTokens(client, user._id, scope, context)
+  }
+
+  private async mfa(client: ClientDoc, request: TokenRequest, context: CommandContext): Promise<TokenResponse> {
+    if (request.mfa_token === undefined || request.otp === undefined) throw new OAuthError('invalid_request', 'mfa_token and otp are required')
+    let claims: unknown
+    try {
+      claims = createVerifier({
+        key: this.deps.key.publicKeyPem, algorithms: [this.deps.key.algorithm], checkTyp: MFA_TOKEN_TYP,
+        allowedIss: this.deps.issuer, clockTimestamp: this.deps.clock.now().getTime(),
+      })(request.mfa_token)
+    } catch {
+      throw new OAuthError('invalid_grant', 'mfa_token is invalid or expired')
+    }
+    if (!isMfaClaims(claims) || claims.client_id !== client._id) throw new OAuthError('invalid_grant', 'mfa_token was issued to another client')
+    const user = await this.deps.findUser(claims.sub)
+    if (user === null || !user.active || user.encryptedTotpSecret === null) throw new OAuthError('invalid_grant', 'user cannot sign in')
+    const timeStep = verifyTotp(this.deps.dataKey.decrypt(user.encryptedTotpSecret), request.otp, this.deps.clock.now())
+    if (timeStep === null) throw new OAuthError('invalid_grant', 'the one-time code is wrong')
+    try {
+      await this.deps.commands.execute(userAggregate, user._id, { type: 'AcceptOtp', timeStep }, context)
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'OTP_ALREADY_USED') throw new OAuthError('invalid_grant', error.message)
+      throw error
+    }
+    return this.userTokens(client, user._id, claims.scope, context)
+  }
+
+  private async refresh(client: ClientDoc, request: TokenRequest, context: CommandContext): Promise<TokenResponse> {
+    const presented = request.refresh_token
+    if (presented === undefined) throw new OAuthError('invalid_request', 'refresh_token is required')
+    const familyId = presented.split('.')[0] ?? ''
+    const { state } = await this.deps.commands.load(refreshTokenFamilyAggregate, familyId)
+    if (state.status === 'none') throw new OAuthError('invalid_grant', 'unknown refresh token')
+    const scope = request.scope === undefined
+      ? state.scope
+      : this.chooseScope(request.scope, (splitScope(state.scope) ?? []))
+    const next = this.newRefreshToken(familyId)
+    try {
+      const result = await this.deps.commands.execute(refreshTokenFamilyAggregate, familyId, {
+        type: 'RotateRefreshToken', clientId: client._id, presentedHash: sha256(presented), newHash: sha256(next),
+        expiresAt: this.expiry(this.deps.refreshTokenTtl), now: this.nowIso(),
+      }, context)
+      if (result.events.some((e) => e.type === 'RefreshTokenFamilyRevoked')) {
+        throw new OAuthError('invalid_grant', 'refresh token was already used; every token of this sign-in is revoked')
+      }
+      const user = await this.deps.findUser(result.state.userId)
+      if (user === null || !user.active) throw new OAuthError('invalid_grant', 'user cannot sign in')
+      return { ...this.accessToken(result.state.userId, client._id, scope), refresh_token: next }
+    } catch (error) {
+      if (error instanceof AppError && (error.code === 'INVALID_REFRESH_TOKEN' || error.code === 'NOT_FOUND')) {
+        throw new OAuthError('invalid_grant', error.message)
+      }
+      throw error
+    }
+  }
+
+  private async userTokens(client: ClientDoc, userId: string, scope: string, context: CommandContext): Promise<TokenResponse> {
+    const familyId = newId()
+    const refreshToken = this.newRefreshToken(familyId)
+    await this.deps.commands.execute(refreshTokenFamilyAggregate, familyId, {
+      type: 'IssueRefreshToken', familyId, clientId: client._id, userId, scope, tokenHash: sha256(refreshToken),
+      expiresAt: this.expiry(this.deps.refreshTokenTtl), now: this.nowIso(),
+    }, context)
+    return { ...this.accessToken(userId, client._id, scope), refresh_token: refreshToken }
+  }
+
+  private accessToken(subject: string, clientId: string, scope: string): TokenResponse {
+    const iat = this.now()
+    const claims: AccessTokenClaims = {
+      iss: this.deps.issuer, sub: subject, client_id: clientId, scope, iat, exp: iat + this.deps.accessTokenTtl, jti: newId(),
+    }
+    return { access_token: this.signAccess(claims), token_type: 'Bearer', expires_in: this.deps.accessTokenTtl, scope }
+  }
+
+  private newRefreshToken(familyId: string): string {
+    return `${familyId}.${generateSecret(32)}`
+  }
+
+  private now(): number {
+    return Math.floor(this.deps.clock.now().getTime() / 1000)
+  }
+
+  private nowIso(): string {
+    return this.deps.clock.now().toISOString()
+  }
+
+  private expiry(ttlSeconds: number): string {
+    return new Date(this.deps.clock.now().getTime() + ttlSeconds * 1000).toISOString()
+  }
+}

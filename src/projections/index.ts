@@ -1,0 +1,13 @@
+import { membershipsProjection } from './memberships.js'
+import { organizationsProjection } from './organizations.js'
+import { principalsProjection } from './principals.js'
+import type { Projection } from './projection.js'
+import { roleTemplatesProjection } from './roleTemplates.js'
+
+/** Every read model of the service. */
+export const allProjections: readonly Projection[] = [
+  organizationsProjection,
+  principalsProjection,
+  membershipsProjection,
+  roleTemplatesProjection,
+]

@@ -1,0 +1,48 @@
+import { applyAt, defineProjection, updateAt } from './projection.js'
+import type { ReadStore } from './readStore.js'
+
+export interface MembershipDoc {
+  _id: string
+  _position?: number
+  organizationId: string
+  principalId: string
+  principalType: 'user' | 'client'
+  roleTemplateId: string
+  active: boolean
+}
+
+const collection = { name: 'memberships', indexes: [{ principalId: 1 }, { organizationId: 1 }, { roleTemplateId: 1 }] } as const
+
+export const membershipsProjection = defineProjection({
+  name: 'memberships',
+  handles: ['MembershipGranted', 'MembershipRoleChanged', 'MembershipRevoked'],
+  collections: [collection],
+  async project(store, event, position) {
+    const docs = store.collection<MembershipDoc>(collection)
+    switch (event.type) {
+      case 'MembershipGranted':
+        return applyAt(docs, event.data.membershipId, position, () => ({
+          _id: event.data.membershipId, organizationId: event.data.organizationId, principalId: event.data.principalId,
+          principalType: event.data.principalType, roleTemplateId: event.data.roleTemplateId, active: true,
+        }))
+      case 'MembershipRoleChanged':
+        return updateAt(docs, event.data.membershipId, position, (doc) => ({ ...doc, roleTemplateId: event.data.roleTemplateId }))
+      case 'MembershipRevoked':
+        return updateAt(docs, event.data.membershipId, position, (doc) => ({ ...doc, active: false }))
+      default: {
+        const _never: never = event
+        return _never
+      }
+    }
+  },
+})
+
+export const membershipQueries = (store: ReadStore) => {
+  const docs = store.collection<MembershipDoc>(collection)
+  return {
+    of: (principalId: string, organizationId: string) => docs.findOne({ principalId, organizationId, active: true }),
+    organizationsOf: async (principalId: string) =>
+      (await docs.find({ principalId, active: true })).map((m) => m.organizationId),
+    countUsing: (roleTemplateId: string) => docs.count({ roleTemplateId, active: true }),
+  }
+}

@@ -1,0 +1,80 @@
+import { applyAt, defineProjection, updateAt } from './projection.js'
+import type { ReadStore } from './readStore.js'
+
+export interface UserDoc {
+  _id: string
+  _position?: number
+  username: string
+  usernameKey: string
+  passwordHash: string
+  organizationId: string
+  totpEnrolled: boolean
+  encryptedTotpSecret: string | null
+  active: boolean
+  createdAt: string
+}
+
+export interface ClientDoc {
+  _id: string
+  _position?: number
+  name: string
+  secretHash: string
+  scopes: string[]
+  organizationId: string
+  revoked: boolean
+  createdAt: string
+}
+
+const users = { name: 'users', indexes: [{ usernameKey: 1 }, { organizationId: 1 }] } as const
+const clients = { name: 'oauth_clients', indexes: [{ organizationId: 1 }] } as const
+
+export const usernameKey = (username: string): string => username.trim().toLowerCase()
+
+export const principalsProjection = defineProjection({
+  name: 'principals',
+  handles: ['UserRegistered', 'UserTotpEnrolled', 'UserPasswordChanged', 'UserDeactivated',
+    'OAuthClientRegistered', 'OAuthClientSecretRotated', 'OAuthClientRevoked'],
+  collections: [users, clients],
+  async project(store, event, position) {
+    const userDocs = store.collection<UserDoc>(users)
+    const clientDocs = store.collection<ClientDoc>(clients)
+    switch (event.type) {
+      case 'UserRegistered':
+        return applyAt(userDocs, event.data.userId, position, () => ({
+          _id: event.data.userId, username: event.data.username, usernameKey: usernameKey(event.data.username),
+          passwordHash: event.data.passwordHash, organizationId: event.data.organizationId, totpEnrolled: false,
+          encryptedTotpSecret: null, active: true, createdAt: event.data.createdAt,
+        }))
+      case 'UserTotpEnrolled':
+        return updateAt(userDocs, event.data.userId, position, (doc) => ({ ...doc, totpEnrolled: true, encryptedTotpSecret: event.data.encryptedSecret }))
+      case 'UserPasswordChanged':
+        return updateAt(userDocs, event.data.userId, position, (doc) => ({ ...doc, passwordHash: event.data.passwordHash }))
+      case 'UserDeactivated':
+        return updateAt(userDocs, event.data.userId, position, (doc) => ({ ...doc, active: false }))
+      case 'OAuthClientRegistered':
+        return applyAt(clientDocs, event.data.clientId, position, () => ({
+          _id: event.data.clientId, name: event.data.name, secretHash: event.data.secretHash, scopes: event.data.scopes,
+          organizationId: event.data.organizationId, revoked: false, createdAt: event.data.createdAt,
+        }))
+      case 'OAuthClientSecretRotated':
+        return updateAt(clientDocs, event.data.clientId, position, (doc) => ({ ...doc, secretHash: event.data.secretHash }))
+      case 'OAuthClientRevoked':
+        return updateAt(clientDocs, event.data.clientId, position, (doc) => ({ ...doc, revoked: true }))
+      default: {
+        const _never: never = event
+        return _never
+      }
+    }
+  },
+})
+
+export const principalQueries = (store: ReadStore) => {
+  const userDocs = store.collection<UserDoc>(users)
+  const clientDocs = store.collection<ClientDoc>(clients)
+  return {
+    user: (id: string) => userDocs.get(id),
+    userByUsername: (username: string) => userDocs.findOne({ usernameKey: usernameKey(username) }),
+    client: (clientId: string) => clientDocs.get(clientId),
+    usersOf: (organizationId: string) => userDocs.find({ organizationId }, { sort: { createdAt: 1 } }),
+  }
+}

@@ -1,0 +1,15 @@
+import { membershipQueries } from './memberships.js'
+import { organizationQueries } from './organizations.js'
+import { principalQueries } from './principals.js'
+import type { ReadStore } from './readStore.js'
+import { roleTemplateQueries } from './roleTemplates.js'
+
+/** Every query function the HTTP layer and the process managers may call, bound to the read store. */
+export const createQueries = (store: ReadStore) => ({
+  organizations: organizationQueries(store),
+  principals: principalQueries(store),
+  memberships: membershipQueries(store),
+  roleTemplates: roleTemplateQueries(store),
+})
+
+export type Queries = ReturnType<typeof createQueries>

@@ -1,0 +1,48 @@
+/** A read-model document: `_id` is its key; `_position` the global position of the last event applied to it. */
+export interface ReadDocument {
+  _id: string
+  _position?: number
+}
+
+/** A query in the MongoDB query language (both adapters understand the same operators). */
+export type Filter = Record<string, unknown>
+export type Sort = Record<string, 1 | -1>
+
+export interface FindOptions {
+  sort?: Sort
+  skip?: number
+  limit?: number
+}
+
+export interface CollectionSpec {
+  name: string
+  /** Fields queried by equality or range; MongoDB gets an index per entry, the embedded store an equality index on the first field. */
+  indexes?: ReadonlyArray<Readonly<Record<string, 1 | -1>>>
+}
+
+export interface ReadCollection<T extends ReadDocument> {
+  get(id: string): Promise<T | null>
+  findOne(filter: Filter): Promise<T | null>
+  find(filter: Filter, options?: FindOptions): Promise<T[]>
+  /** For anything that can grow (exports): yields documents without building an array. */
+  stream(filter: Filter, options?: FindOptions): AsyncIterable<T>
+  count(filter?: Filter): Promise<number>
+  /** Inserts or replaces the document with this `_id`. */
+  put(doc: T): Promise<void>
+  delete(id: string): Promise<void>
+  deleteMany(filter: Filter): Promise<number>
+}
+
+export interface ReadStore {
+  readonly kind: 'memory' | 'mongodb'
+  /** False when documents live only in this process and are rebuilt from the event store at start. */
+  readonly persistent: boolean
+  collection<T extends ReadDocument>(spec: CollectionSpec | string): ReadCollection<T>
+  getCheckpoint(projection: string): Promise<number>
+  setCheckpoint(projection: string, position: number): Promise<void>
+  drop(collections: readonly string[]): Promise<void>
+  ping(): Promise<void>
+  close(): Promise<void>
+}
+
+export const specOf = (spec: CollectionSpec | string): CollectionSpec => (typeof spec === 'string' ? { name: spec } : spec)

@@ -1,0 +1,89 @@
+import { applyAt, defineProjection, updateAt } from './projection.js'
+import type { Filter, ReadStore } from './readStore.js'
+
+export interface RoleTemplateDoc {
+  _id: string
+  _position?: number
+  organizationId: string
+  name: string
+  description: string
+  permissions: string[]
+  isDefault: boolean
+  usageCount: number
+  createdAt: string
+  updatedAt: string
+}
+
+const collection = { name: 'role_templates', indexes: [{ organizationId: 1 }] } as const
+
+export const roleTemplatesProjection = defineProjection({
+  name: 'roleTemplates',
+  handles: ['RoleTemplateCreated', 'RoleTemplateUpdated', 'RoleTemplateAssigned', 'RoleTemplateUnassigned', 'RoleTemplateDeleted'],
+  collections: [collection],
+  async project(store, event, position) {
+    const docs = store.collection<RoleTemplateDoc>(collection)
+    const at = event.metadata.occurredAt
+    switch (event.type) {
+      case 'RoleTemplateCreated':
+        return applyAt(docs, event.data.roleTemplateId, position, () => ({
+          _id: event.data.roleTemplateId, organizationId: event.data.organizationId, name: event.data.name,
+          description: event.data.description, permissions: event.data.permissions, isDefault: event.data.isDefault,
+          usageCount: 0, createdAt: event.data.createdAt, updatedAt: event.data.createdAt,
+        }))
+      case 'RoleTemplateUpdated': {
+        const { name, description, permissions, isDefault, updatedAt } = event.data
+        return updateAt(docs, event.data.roleTemplateId, position, (doc) => ({
+          ...doc,
+          name: name ?? doc.name,
+          description: description ?? doc.description,
+          permissions: permissions ?? doc.permissions,
+          isDefault: isDefault ?? doc.isDefault,
+          updatedAt,
+        }))
+      }
+      case 'RoleTemplateAssigned':
+        return updateAt(docs, event.data.roleTemplateId, position, (doc) => ({ ...doc, usageCount: doc.usageCount + 1, updatedAt: at }))
+      case 'RoleTemplateUnassigned':
+        return updateAt(docs, event.data.roleTemplateId, position, (doc) => ({ ...doc, usageCount: Math.max(0, doc.usageCount - 1), updatedAt: at }))
+      case 'RoleTemplateDeleted':
+        return applyAt(docs, event.data.roleTemplateId, position, () => null)
+      default: {
+        const _never: never = event
+        return _never
+      }
+    }
+  },
+})
+
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+export interface RoleTemplateListQuery {
+  organizationId: string
+  search?: string
+  isDefault?: boolean
+  offset: number
+  limit: number
+}
+
+export const roleTemplateQueries = (store: ReadStore) => {
+  const docs = store.collection<RoleTemplateDoc>(collection)
+  return {
+    get: async (organizationId: string, id: string) => {
+      const doc = await docs.get(id)
+      return doc !== null && doc.organizationId === organizationId ? doc : null
+    },
+    list: async (query: RoleTemplateListQuery) => {
+      const filter: Filter = { organizationId: query.organizationId }
+      if (query.isDefault !== undefined) filter['isDefault'] = query.isDefault
+      if (query.search !== undefined && query.search !== '') {
+        const pattern = { $regex: escapeRegex(query.search), $options: 'i' }
+        filter['$or'] = [{ name: pattern }, { description: pattern }]
+      }
+      const [items, total] = await Promise.all([
+        docs.find(filter, { sort: { createdAt: 1, _id: 1 }, skip: query.offset, limit: query.limit }),
+        docs.count(filter),
+      ])
+      return { items, total }
+    },
+  }
+}

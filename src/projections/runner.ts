@@ -1,0 +1,201 @@
+import type { RecordedEvent } from '../events/catalogue.js'
+import type { EventStore, EventSubscription } from '../events/store.js'
+import type { Projection } from './projection.js'
+import type { ReadStore } from './readStore.js'
+
+export interface RunnerLogger {
+  info(object: object, message: string): void
+  error(object: object, message: string): void
+}
+
+export interface ProjectionStatus {
+  name: string
+  position: number
+  lag: number
+  failed: string | null
+}
+
+interface Waiter {
+  position: number
+  resolve(reached: boolean): void
+  timer: NodeJS.Timeout | undefined
+}
+
+interface Tracked {
+  projection: Projection
+  position: number
+  failed: string | null
+  handles: ReadonlySet<string>
+}
+
+export interface RunnerOptions {
+  logger: RunnerLogger
+  /** Called after every event has gone through every projection (feeds the live hub). */
+  onProjected?: (event: RecordedEvent) => void
+  /** How many events between checkpoint saves on a persistent read store. */
+  checkpointEvery?: number
+}
+
+/**
+ * Feeds the global log through every projection, in order. Each projection
+ * keeps its own checkpoint (persisted with its documents in MongoDB; in memory
+ * for the embedded store, which starts from zero). A projection that throws is
+ * marked failed and left behind (visible on /v1/health) while the others go on.
+ */
+export class ProjectionRunner {
+  private readonly tracked: Tracked[]
+  private subscription: EventSubscription | undefined
+  private loop: Promise<void> | undefined
+  private waiters: Waiter[] = []
+  private processed = 0
+  private head = 0
+  private running = false
+  private sinceCheckpoint = 0
+  private caughtUp: { position: number; resolve: () => void } | undefined
+
+  constructor(
+    private readonly eventStore: EventStore,
+    private readonly readStore: ReadStore,
+    projections: readonly Projection[],
+    private readonly options: RunnerOptions,
+  ) {
+    this.tracked = projections.map((projection) => ({ projection, position: 0, failed: null, handles: new Set(projection.handles) }))
+  }
+
+  get projections(): readonly Projection[] {
+    return this.tracked.map((t) => t.projection)
+  }
+
+  /** The position every projection has reached (the slowest one). */
+  get position(): number {
+    return this.processed
+  }
+
+  /** Loads checkpoints and processes the log up to its current head, then keeps following it live. */
+  async start(onProgress?: (position: number, head: number) => void): Promise<void> {
+    for (const t of this.tracked) t.position = await this.readStore.getCheckpoint(t.projection.name)
+    this.processed = Math.min(...this.tracked.map((t) => t.position), Number.MAX_SAFE_INTEGER)
+    if (this.tracked.length === 0) this.processed = 0
+    this.head = await this.eventStore.headPosition()
+    const caughtUp = this.head <= this.processed
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => { this.caughtUp = { position: this.head, resolve } })
+    this.running = true
+    this.subscription = this.eventStore.subscribe(this.processed)
+    this.loop = this.follow(this.subscription, onProgress)
+    await caughtUp
+  }
+
+  private async follow(subscription: EventSubscription, onProgress?: (position: number, head: number) => void): Promise<void> {
+    try {
+      for await (const event of subscription) {
+        if (!this.running) break
+        await this.apply(event)
+        if (onProgress !== undefined && (event.position % 1000 === 0 || event.position >= this.head)) onProgress(event.position, this.head)
+      }
+    } catch (error) {
+      if (this.running) this.options.logger.error({ err: error }, 'projection runner stopped on a read error')
+    } finally {
+      await this.saveCheckpoints()
+    }
+  }
+
+  private async apply(event: RecordedEvent): Promise<void> {
+    for (const t of this.tracked) {
+      if (t.failed !== null || t.position >= event.position) continue
+      if (t.handles.has(event.type)) {
+        try {
+          await t.projection.project(this.readStore, event, event.position)
+        } catch (error) {
+          t.failed = `${error instanceof Error ? error.message : String(error)} (event ${event.type} at ${event.position})`
+          this.options.logger.error({ err: error, projection: t.projection.name, event: event.id, type: event.type }, 'projection failed')
+          continue
+        }
+      }
+      t.position = event.position
+    }
+    this.processed = event.position
+    if (event.position > this.head) this.head = event.position
+    this.options.onProjected?.(event)
+    if (this.readStore.persistent && ++this.sinceCheckpoint >= (this.options.checkpointEvery ?? 100)) await this.saveCheckpoints()
+    this.release()
+  }
+
+  private release(): void {
+    if (this.caughtUp !== undefined && this.processed >= this.caughtUp.position) {
+      this.caughtUp.resolve()
+      this.caughtUp = undefined
+    }
+    if (this.waiters.length === 0) return
+    const still: Waiter[] = []
+    for (const waiter of this.waiters) {
+      if (waiter.position <= this.processed) {
+        clearTimeout(waiter.timer)
+        waiter.resolve(true)
+      } else still.push(waiter)
+    }
+    this.waiters = still
+  }
+
+  private async saveCheckpoints(): Promise<void> {
+    if (!this.readStore.persistent) return
+    this.sinceCheckpoint = 0
+    for (const t of this.tracked) await this.readStore.setCheckpoint(t.projection.name, t.position)
+  }
+
+  /** Resolves true once every projection has processed `position`, false if `timeoutMs` passes first. */
+  waitFor(position: number, timeoutMs: number): Promise<boolean> {
+    if (position <= this.processed) return Promise.resolve(true)
+    return new Promise<boolean>((resolve) => {
+      const waiter: Waiter = { position, resolve, timer: undefined }
+      waiter.timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter)
+        resolve(false)
+      }, timeoutMs)
+      this.waiters.push(waiter)
+    })
+  }
+
+  async status(): Promise<{ head: number; projections: ProjectionStatus[] }> {
+    const head = Math.max(await this.eventStore.headPosition(), this.head)
+    return {
+      head,
+      projections: this.tracked.map((t) => ({
+        name: t.projection.name,
+        position: t.position,
+        lag: Math.max(0, head - t.position),
+        failed: t.failed,
+      })),
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return
+    this.running = false
+    for (const waiter of this.waiters) {
+      clearTimeout(waiter.timer)
+      waiter.resolve(false)
+    }
+    this.waiters = []
+    this.caughtUp?.resolve()
+    await this.subscription?.close()
+    await this.loop
+  }
+
+  /**
+   * Drops the named projections' documents and checkpoints (all when none are
+   * named) and projects the whole log again. Run it with the service stopped.
+   */
+  async rebuild(names: readonly string[] = [], onProgress?: (position: number, head: number) => void): Promise<void> {
+    const chosen = names.length === 0 ? this.tracked : this.tracked.filter((t) => names.includes(t.projection.name))
+    const unknown = names.filter((n) => !this.tracked.some((t) => t.projection.name === n))
+    if (unknown.length > 0) throw new Error(`unknown projection(s): ${unknown.join(', ')}`)
+    await this.stop()
+    for (const t of chosen) {
+      await this.readStore.drop(t.projection.collections.map((c) => c.name))
+      await this.readStore.setCheckpoint(t.projection.name, 0)
+      t.failed = null
+    }
+    await this.start(onProgress)
+  }
+}

@@ -1,0 +1,149 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { pino, type Logger } from 'pino'
+import { CommandHandler } from './commands/handler.js'
+import type { RecordedEvent } from './events/catalogue.js'
+import { EventStoreDbEventStore } from './events/eventstoredb.js'
+import { SqliteEventStore } from './events/sqlite.js'
+import type { EventStore } from './events/store.js'
+import type { FileStore } from './files/fileStore.js'
+import { FilesystemFileStore } from './files/filesystem.js'
+import { GridFsFileStore } from './files/gridfs.js'
+import { DataKey } from './identity/dataKey.js'
+import { loadSigningKey } from './identity/keys.js'
+import { TokenService } from './identity/tokens.js'
+import { FileCheckpointStore, ReadStoreCheckpointStore, type CheckpointStore } from './processes/checkpoints.js'
+import { allJobs, allProcesses } from './processes/index.js'
+import { LiveHub } from './processes/liveHub.js'
+import { ProcessSupervisor } from './processes/process.js'
+import { Scheduler } from './processes/scheduler.js'
+import { allProjections } from './projections/index.js'
+import { MemoryReadStore } from './projections/memoryStore.js'
+import { MongoReadStore } from './projections/mongoStore.js'
+import { createQueries } from './projections/queries.js'
+import type { ReadStore } from './projections/readStore.js'
+import { ProjectionRunner } from './projections/runner.js'
+import type { Services } from './services.js'
+import { systemClock, type Clock } from './shared/clock.js'
+import { baseUrl, type Config } from './shared/config.js'
+
+export interface Runtime extends Services {
+  eventStore: EventStore
+  readStore: ReadStore
+  projections: ProjectionRunner
+  processes: ProcessSupervisor<Services>
+  scheduler: Scheduler<Services>
+  /** Catches the read models up with the log, then starts process managers and schedules as configured. */
+  start(options?: { onProgress?: (position: number, head: number) => void }): Promise<void>
+  close(): Promise<void>
+}
+
+export interface RuntimeOptions {
+  clock?: Clock
+  logger?: Logger
+}
+
+const openEventStore = (config: Config): EventStore =>
+  config.eventStoreUrl !== undefined
+    ? new EventStoreDbEventStore(config.eventStoreUrl)
+    : new SqliteEventStore({ file: path.join(config.dataDir, 'events.sqlite'), synchronous: config.sqliteSynchronous })
+
+const openReadSide = async (config: Config): Promise<{ readStore: ReadStore; files: FileStore; checkpoints: CheckpointStore }> => {
+  if (config.mongoUrl !== undefined) {
+    const readStore = await MongoReadStore.connect(config.mongoUrl, config.mongoDatabase)
+    return { readStore, files: new GridFsFileStore(readStore.database), checkpoints: new ReadStoreCheckpointStore(readStore) }
+  }
+  return {
+    readStore: new MemoryReadStore(),
+    files: new FilesystemFileStore(path.join(config.dataDir, 'files')),
+    checkpoints: new FileCheckpointStore(path.join(config.dataDir, 'process-checkpoints.json')),
+  }
+}
+
+/** The composition root: opens the stores the configuration names and wires every part to them. */
+export const createRuntime = async (config: Config, options: RuntimeOptions = {}): Promise<Runtime> => {
+  fs.mkdirSync(config.dataDir, { recursive: true })
+  const clock = options.clock ?? systemClock
+  const logger = options.logger ?? pino({ level: config.logLevel })
+  const eventStore = openEventStore(config)
+  const { readStore, files, checkpoints } = await openReadSide(config)
+  const commands = new CommandHandler({ eventStore, clock, maxRetries: config.commandRetries })
+  const hub = new LiveHub()
+  const projections = new ProjectionRunner(eventStore, readStore, allProjections, {
+    logger,
+    onProjected: (event: RecordedEvent) => hub.publish(event),
+  })
+  const queries = createQueries(readStore)
+  const signingKey = loadSigningKey({ pem: config.jwtPrivateKey, file: config.jwtPrivateKeyFile, dataDir: config.dataDir })
+  const dataKey = DataKey.load(config.dataDir)
+  const tokens = new TokenService({
+    key: signingKey, issuer: baseUrl(config), accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl,
+    mfaTokenTtl: config.mfaTokenTtl, clock, commands, dataKey,
+    findClient: (id) => queries.principals.client(id),
+    findUser: (id) => queries.principals.user(id),
+    findUserByUsername: (name) => queries.principals.userByUsername(name),
+  })
+
+  const settle = async (position: number): Promise<void> => {
+    if (position <= 0) return
+    const reached = await projections.waitFor(position, config.readYourWritesTimeoutMs)
+    if (!reached) logger.warn({ position, projections: projections.position }, 'read models did not reach a write in time')
+  }
+
+  let started = false
+  const up = async (ping: () => Promise<void>) => ping().then(() => true, () => false)
+  const services: Services = {
+    config, clock, logger, commands, queries, files, hub, tokens, signingKey, dataKey, settle,
+    async health() {
+      const [eventStoreUp, readStoreUp] = await Promise.all([up(() => eventStore.ping()), up(() => readStore.ping())])
+      const status = eventStoreUp ? await projections.status() : { head: 0, projections: [] }
+      return {
+        ready: started && eventStoreUp && readStoreUp && status.projections.every((p) => p.failed === null),
+        eventStore: { kind: eventStore.kind, up: eventStoreUp, head: status.head },
+        readStore: { kind: readStore.kind, up: readStoreUp, persistent: readStore.persistent },
+        files: { kind: files.kind },
+        projections: status.projections,
+      }
+    },
+    async execute(aggregate, id, command, context) {
+      const result = await commands.execute(aggregate, id, command, context)
+      await settle(result.position)
+      return result
+    },
+    async *history(streamId, range = {}) {
+      yield* eventStore.readStream(streamId, {
+        ...(range.from === undefined ? {} : { fromRevision: range.from }),
+        ...(range.limit === undefined ? {} : { maxCount: range.limit }),
+      })
+    },
+  }
+
+  const processes = new ProcessSupervisor(eventStore, checkpoints, allProcesses, services, {
+    logger,
+    projectionsReached: async (position) => {
+      while (!(await projections.waitFor(position, 60_000))) logger.warn({ position }, 'process manager waiting for read models')
+    },
+  })
+  const scheduler = new Scheduler(allJobs, services, logger)
+
+  return {
+    ...services,
+    eventStore, readStore, projections, processes, scheduler,
+    async start(startOptions = {}) {
+      await projections.start(startOptions.onProgress)
+      if (config.processesEnabled) await processes.start()
+      if (config.cronEnabled) scheduler.start()
+      started = true
+    },
+    async close() {
+      if (started) {
+        await scheduler.stop()
+        await processes.stop()
+        await projections.stop()
+      }
+      hub.close()
+      await eventStore.close()
+      await readStore.close()
+    },
+  }
+}

@@ -1,0 +1,98 @@
+import t from 'tap'
+import { CommandHandler } from '../../src/commands/handler.js'
+import { organizationAggregate } from '../../src/commands/organization.js'
+import { SqliteEventStore } from '../../src/events/sqlite.js'
+import { WrongExpectedRevisionError, type EventStore } from '../../src/events/store.js'
+import { ManualClock } from '../../src/shared/clock.js'
+import { AppError } from '../../src/shared/errors.js'
+import { newId } from '../../src/shared/ids.js'
+
+const context = { organizationId: 'o1', actorId: 'actor', correlationId: 'corr' }
+const create = (organizationId: string) =>
+  ({ type: 'CreateOrganization' as const, organizationId, name: 'Acme', defaultConfigId: 'c', now: '2026-01-01T00:00:00.000Z' })
+
+/** Wraps a store so that the first `failures` appends lose a race to a concurrent writer. */
+const racing = (store: EventStore, failures: number): EventStore => {
+  let left = failures
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      if (property !== 'append') return Reflect.get(target, property, receiver)
+      return async (...args: Parameters<EventStore['append']>) => {
+        if (left > 0) {
+          left -= 1
+          const rival = args[1][0]
+          if (rival === undefined) throw new Error('nothing to race with')
+          await target.append(args[0], [{ ...rival, id: newId(), type: 'OrganizationRenamed', data: { organizationId: 'o', name: `rival-${left}` } }], 'any')
+          throw new WrongExpectedRevisionError(args[0], args[2], 0)
+        }
+        return target.append(...args)
+      }
+    },
+  })
+}
+
+t.test('appends decided events with metadata from the context and the clock', async (t) => {
+  const store = new SqliteEventStore({ file: ':memory:' })
+  t.teardown(() => store.close())
+  const clock = new ManualClock('2026-02-02T02:02:02.000Z')
+  const handler = new CommandHandler({ eventStore: store, clock, maxRetries: 3 })
+  const id = newId()
+  const result = await handler.execute(organizationAggregate, id, create(id), context)
+  t.equal(result.events.length, 1)
+  t.equal(result.revision, 0)
+  t.ok(result.position > 0)
+  const loaded = await handler.load(organizationAggregate, id)
+  t.equal(loaded.state.status, 'active')
+  t.same(loaded.events[0]?.metadata, { ...context, causationId: null, occurredAt: '2026-02-02T02:02:02.000Z', schemaVersion: 1 })
+})
+
+t.test('a command that changes nothing appends nothing', async (t) => {
+  const store = new SqliteEventStore({ file: ':memory:' })
+  t.teardown(() => store.close())
+  const handler = new CommandHandler({ eventStore: store, clock: new ManualClock(), maxRetries: 3 })
+  const id = newId()
+  await handler.execute(organizationAggregate, id, create(id), context)
+  const head = await store.headPosition()
+  const result = await handler.execute(organizationAggregate, id, { type: 'ActivateOrganization' }, context)
+  t.same(result.events, [])
+  t.equal(result.position, 0)
+  t.equal(await store.headPosition(), head)
+})
+
+t.test('on a revision conflict it re-reads and decides again', async (t) => {
+  const store = new SqliteEventStore({ file: ':memory:' })
+  t.teardown(() => store.close())
+  const id = newId()
+  const base = new CommandHandler({ eventStore: store, clock: new ManualClock(), maxRetries: 3 })
+  await base.execute(organizationAggregate, id, create(id), context)
+  const handler = new CommandHandler({ eventStore: racing(store, 2), clock: new ManualClock(), maxRetries: 3 })
+  const result = await handler.execute(organizationAggregate, id, { type: 'RenameOrganization', name: 'After race' }, context)
+  t.equal(result.events.length, 1)
+  t.equal((await handler.load(organizationAggregate, id)).state.name, 'After race')
+})
+
+t.test('after its bounded retries it answers 409 CONCURRENCY_CONFLICT', async (t) => {
+  const store = new SqliteEventStore({ file: ':memory:' })
+  t.teardown(() => store.close())
+  const id = newId()
+  const base = new CommandHandler({ eventStore: store, clock: new ManualClock(), maxRetries: 2 })
+  await base.execute(organizationAggregate, id, create(id), context)
+  const handler = new CommandHandler({ eventStore: racing(store, 10), clock: new ManualClock(), maxRetries: 2 })
+  const error = await handler.execute(organizationAggregate, id, { type: 'RenameOrganization', name: 'x' }, context).catch((e: unknown) => e)
+  t.ok(error instanceof AppError)
+  t.equal(error instanceof AppError ? error.status : 0, 409)
+  t.equal(error instanceof AppError ? error.code : '', 'CONCURRENCY_CONFLICT')
+})
+
+t.test('loads an aggregate as it stood at a past moment', async (t) => {
+  const store = new SqliteEventStore({ file: ':memory:' })
+  t.teardown(() => store.close())
+  const clock = new ManualClock('2026-01-01T00:00:00.000Z')
+  const handler = new CommandHandler({ eventStore: store, clock, maxRetries: 0 })
+  const id = newId()
+  await handler.execute(organizationAggregate, id, create(id), context)
+  clock.set('2026-06-01T00:00:00.000Z')
+  await handler.execute(organizationAggregate, id, { type: 'RenameOrganization', name: 'Later' }, context)
+  t.equal((await handler.load(organizationAggregate, id, { asOf: new Date('2026-03-01T00:00:00.000Z') })).state.name, 'Acme')
+  t.equal((await handler.load(organizationAggregate, id)).state.name, 'Later')
+})

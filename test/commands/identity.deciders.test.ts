@@ -1,0 +1,115 @@
+import t from 'tap'
+import { membershipAggregate } from '../../src/commands/membership.js'
+import { organizationAggregate } from '../../src/commands/organization.js'
+import { refreshTokenFamilyAggregate } from '../../src/commands/refreshTokenFamily.js'
+import { roleTemplateAggregate } from '../../src/commands/roleTemplate.js'
+import { userAggregate, usernameAggregate } from '../../src/commands/user.js'
+import { scenario } from '../helpers/deciders.js'
+
+const now = '2026-03-01T10:00:00.000Z'
+
+t.test('organization', async (t) => {
+  const org = scenario(organizationAggregate)
+  const created = { type: 'OrganizationCreated' as const, data: { organizationId: 'o1', name: 'Acme', defaultConfigId: 'c1', createdAt: now } }
+  t.test('is created once', async (t) => {
+    org.given().when({ type: 'CreateOrganization', organizationId: 'o1', name: 'Acme', defaultConfigId: 'c1', now }).then(t, [created])
+    org.given(created).when({ type: 'CreateOrganization', organizationId: 'o1', name: 'Acme', defaultConfigId: 'c1', now }).thenRefused(t, 'ALREADY_EXISTS')
+  })
+  t.test('renaming to the same name changes nothing', async (t) => {
+    org.given(created).when({ type: 'RenameOrganization', name: 'Acme' }).thenNothing(t)
+    org.given(created).when({ type: 'RenameOrganization', name: 'Acme Bank' })
+      .then(t, [{ type: 'OrganizationRenamed', data: { organizationId: 'o1', name: 'Acme Bank' } }])
+  })
+  t.test('deactivates and activates; an unknown organization is refused', async (t) => {
+    org.given(created).when({ type: 'DeactivateOrganization', reason: 'closed' })
+      .then(t, [{ type: 'OrganizationDeactivated', data: { organizationId: 'o1', reason: 'closed' } }])
+    org.given(created, { type: 'OrganizationDeactivated', data: { organizationId: 'o1', reason: 'x' } }).when({ type: 'ActivateOrganization' })
+      .then(t, [{ type: 'OrganizationActivated', data: { organizationId: 'o1' } }])
+    org.given(created).when({ type: 'ActivateOrganization' }).thenNothing(t)
+    org.given().when({ type: 'DeactivateOrganization', reason: 'x' }).thenRefused(t, 'NOT_FOUND')
+  })
+})
+
+t.test('role template', async (t) => {
+  const rt = scenario(roleTemplateAggregate)
+  const created = { type: 'RoleTemplateCreated' as const, data: {
+    roleTemplateId: 'r1', organizationId: 'o1', name: 'Ops', description: '', permissions: ['ReadCredit'], isDefault: false, createdAt: now,
+  } }
+  const assigned = { type: 'RoleTemplateAssigned' as const, data: { roleTemplateId: 'r1', organizationId: 'o1', membershipId: 'm1' } }
+  t.test('refuses permissions outside the catalogue, listing each', async (t) => {
+    rt.given().when({ type: 'CreateRoleTemplate', roleTemplateId: 'r1', organizationId: 'o1', name: 'x', description: '', permissions: ['ReadCredit', 'Fly'], isDefault: false, now })
+      .thenRefused(t, 'VALIDATION_ERROR')
+  })
+  t.test('a template in use cannot be deleted; an unused one can', async (t) => {
+    rt.given(created, assigned).when({ type: 'DeleteRoleTemplate', now }).thenRefused(t, 'ROLE_TEMPLATE_IN_USE')
+    rt.given(created, assigned, { type: 'RoleTemplateUnassigned', data: assigned.data }).when({ type: 'DeleteRoleTemplate', now })
+      .then(t, [{ type: 'RoleTemplateDeleted', data: { roleTemplateId: 'r1', organizationId: 'o1', deletedAt: now } }])
+  })
+  t.test('assigning is idempotent per membership and checks the organization', async (t) => {
+    rt.given(created, assigned).when({ type: 'AssignRoleTemplate', membershipId: 'm1', organizationId: 'o1' }).thenNothing(t)
+    rt.given(created).when({ type: 'AssignRoleTemplate', membershipId: 'm2', organizationId: 'other' }).thenRefused(t, 'NOT_FOUND')
+  })
+  t.test('an update carries only what changed', async (t) => {
+    rt.given(created).when({ type: 'UpdateRoleTemplate', name: 'Ops', description: 'runs things', now })
+      .then(t, [{ type: 'RoleTemplateUpdated', data: { roleTemplateId: 'r1', organizationId: 'o1', description: 'runs things', updatedAt: now } }])
+    rt.given(created).when({ type: 'UpdateRoleTemplate', name: 'Ops', now }).thenNothing(t)
+  })
+})
+
+t.test('refresh-token family', async (t) => {
+  const family = scenario(refreshTokenFamilyAggregate)
+  const issued = { type: 'RefreshTokenIssued' as const, data: {
+    familyId: 'f1', clientId: 'c1', userId: 'u1', scope: 'users:read', tokenHash: 'h1', expiresAt: '2026-04-01T00:00:00.000Z', issuedAt: now,
+  } }
+  const rotated = { type: 'RefreshTokenRotated' as const, data: {
+    familyId: 'f1', previousTokenHash: 'h1', tokenHash: 'h2', expiresAt: '2026-04-02T00:00:00.000Z', rotatedAt: now,
+  } }
+  const rotate = (presentedHash: string, at = now) =>
+    ({ type: 'RotateRefreshToken' as const, clientId: 'c1', presentedHash, newHash: 'h3', expiresAt: '2026-05-01T00:00:00.000Z', now: at })
+  t.test('rotates the current token', async (t) => {
+    family.given(issued, rotated).when(rotate('h2')).then(t, [{ type: 'RefreshTokenRotated', data: {
+      familyId: 'f1', previousTokenHash: 'h2', tokenHash: 'h3', expiresAt: '2026-05-01T00:00:00.000Z', rotatedAt: now,
+    } }])
+  })
+  t.test('a rotated token presented again revokes the whole family', async (t) => {
+    family.given(issued, rotated).when(rotate('h1'))
+      .then(t, [{ type: 'RefreshTokenFamilyRevoked', data: { familyId: 'f1', reason: 'reuse_detected', revokedAt: now } }])
+    family.given(issued, rotated, { type: 'RefreshTokenFamilyRevoked', data: { familyId: 'f1', reason: 'reuse_detected', revokedAt: now } })
+      .when(rotate('h2')).thenRefused(t, 'INVALID_REFRESH_TOKEN', 'even the newest token is dead after a reuse')
+  })
+  t.test('refuses unknown, expired and other clients\' tokens', async (t) => {
+    family.given(issued).when(rotate('nope')).thenRefused(t, 'INVALID_REFRESH_TOKEN')
+    family.given(issued).when(rotate('h1', '2026-04-01T00:00:00.000Z')).thenRefused(t, 'INVALID_REFRESH_TOKEN')
+    family.given(issued).when({ ...rotate('h1'), clientId: 'c2' }).thenRefused(t, 'INVALID_REFRESH_TOKEN')
+    family.given().when(rotate('h1')).thenRefused(t, 'INVALID_REFRESH_TOKEN')
+  })
+})
+
+t.test('user and username', async (t) => {
+  const user = scenario(userAggregate)
+  const registered = { type: 'UserRegistered' as const, data: { userId: 'u1', username: 'ana', passwordHash: 'x', organizationId: 'o1', createdAt: now } }
+  t.test('a one-time code is accepted once per time step', async (t) => {
+    user.given(registered).when({ type: 'AcceptOtp', timeStep: 100 }).then(t, [{ type: 'UserOtpAccepted', data: { userId: 'u1', timeStep: 100 } }])
+    user.given(registered, { type: 'UserOtpAccepted', data: { userId: 'u1', timeStep: 100 } }).when({ type: 'AcceptOtp', timeStep: 100 })
+      .thenRefused(t, 'OTP_ALREADY_USED')
+    user.given(registered, { type: 'UserOtpAccepted', data: { userId: 'u1', timeStep: 100 } }).when({ type: 'AcceptOtp', timeStep: 99 })
+      .thenRefused(t, 'OTP_ALREADY_USED', 'an older code neither')
+  })
+  t.test('a username is claimed by one user only', async (t) => {
+    const username = scenario(usernameAggregate)
+    const claimed = { type: 'UsernameClaimed' as const, data: { username: 'ana', userId: 'u1' } }
+    username.given(claimed).when({ type: 'ClaimUsername', username: 'ana', userId: 'u2' }).thenRefused(t, 'USERNAME_TAKEN')
+    username.given(claimed).when({ type: 'ClaimUsername', username: 'ana', userId: 'u1' }).thenNothing(t, 'a retry by the same user is a no-op')
+  })
+})
+
+t.test('membership', async (t) => {
+  const membership = scenario(membershipAggregate)
+  const granted = { type: 'MembershipGranted' as const, data: { membershipId: 'm1', organizationId: 'o1', principalId: 'u1', principalType: 'user' as const, roleTemplateId: 'r1' } }
+  membership.given(granted).when({ type: 'ChangeMembershipRole', roleTemplateId: 'r2' }).then(t, [{ type: 'MembershipRoleChanged', data: {
+    membershipId: 'm1', organizationId: 'o1', roleTemplateId: 'r2', previousRoleTemplateId: 'r1',
+  } }])
+  membership.given(granted).when({ type: 'GrantMembership', membershipId: 'm1', organizationId: 'o1', principalId: 'u1', principalType: 'user', roleTemplateId: 'r2' })
+    .thenRefused(t, 'ALREADY_EXISTS')
+  membership.given().when({ type: 'RevokeMembership' }).thenRefused(t, 'NOT_FOUND')
+})

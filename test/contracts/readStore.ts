@@ -1,0 +1,111 @@
+import type { Test } from 'tap'
+import type { CollectionSpec, ReadStore } from '../../src/projections/readStore.js'
+import { newId } from '../../src/shared/ids.js'
+
+interface Loan {
+  _id: string
+  _position?: number
+  organizationId: string
+  amount: number
+  status: string
+  name: string
+  tags: string[]
+}
+
+const loan = (overrides: Partial<Loan>): Loan => ({
+  _id: newId(), organizationId: 'org-a', amount: 100, status: 'open', name: 'Loan', tags: [], ...overrides,
+})
+
+const collect = async <T>(iterable: AsyncIterable<T>) => {
+  const out: T[] = []
+  for await (const item of iterable) out.push(item)
+  return out
+}
+
+/** What every ReadStore adapter must do alike. `open` gives an empty store (a fresh database). */
+export const readStoreContract = (t: Test, open: () => Promise<ReadStore>) => {
+  const spec = (): CollectionSpec => ({ name: `loans_${newId().slice(0, 8)}`, indexes: [{ organizationId: 1 }, { status: 1 }] })
+
+  t.test('puts, gets, replaces and deletes by _id', async (t) => {
+    const store = await open()
+    const loans = store.collection<Loan>(spec())
+    const doc = loan({ name: 'first' })
+    await loans.put(doc)
+    t.same(await loans.get(doc._id), doc)
+    await loans.put({ ...doc, name: 'second' })
+    t.equal((await loans.get(doc._id))?.name, 'second', 'put replaces')
+    t.equal(await loans.count(), 1)
+    await loans.delete(doc._id)
+    t.equal(await loans.get(doc._id), null)
+  })
+
+  t.test('finds with the MongoDB query language, sorted and paged', async (t) => {
+    const store = await open()
+    const loans = store.collection<Loan>(spec())
+    const docs = [
+      loan({ amount: 300, status: 'open', name: 'Álvaro Pérez', tags: ['vip'] }),
+      loan({ amount: 100, status: 'closed', name: 'beatriz' }),
+      loan({ amount: 200, status: 'open', name: 'Carlos', organizationId: 'org-b' }),
+      loan({ amount: 400, status: 'open', name: 'Diana' }),
+    ]
+    for (const d of docs) await loans.put(d)
+    const names = (found: Loan[]) => found.map((d) => d.name)
+    t.same(names(await loans.find({ organizationId: 'org-a' }, { sort: { amount: 1 } })), ['beatriz', 'Álvaro Pérez', 'Diana'])
+    t.same(names(await loans.find({ amount: { $gte: 200, $lt: 400 } }, { sort: { amount: -1 } })), ['Álvaro Pérez', 'Carlos'])
+    t.same(names(await loans.find({ status: { $in: ['closed'] } })), ['beatriz'])
+    t.same(names(await loans.find({ name: { $regex: 'ARLO', $options: 'i' } })), ['Carlos'])
+    t.same(names(await loans.find({ tags: 'vip' })), ['Álvaro Pérez'], 'matches inside arrays')
+    t.same(names(await loans.find({ $or: [{ amount: 100 }, { amount: 400 }] }, { sort: { amount: 1 } })), ['beatriz', 'Diana'])
+    t.same(names(await loans.find({}, { sort: { amount: 1 }, skip: 1, limit: 2 })), ['Carlos', 'Álvaro Pérez'])
+    t.equal(await loans.count({ organizationId: 'org-a', status: 'open' }), 2)
+    t.equal((await loans.findOne({ organizationId: 'org-b' }))?.name, 'Carlos')
+    t.equal(await loans.findOne({ organizationId: 'org-z' }), null)
+  })
+
+  t.test('streams matching documents without building an array', async (t) => {
+    const store = await open()
+    const loans = store.collection<Loan>(spec())
+    for (let i = 0; i < 25; i++) await loans.put(loan({ amount: i, organizationId: i % 2 === 0 ? 'even' : 'odd' }))
+    const even = await collect(loans.stream({ organizationId: 'even' }))
+    t.equal(even.length, 13)
+    const sorted = await collect(loans.stream({}, { sort: { amount: -1 }, limit: 3 }))
+    t.same(sorted.map((d) => d.amount), [24, 23, 22])
+  })
+
+  t.test('an index keeps up with documents that change their indexed value', async (t) => {
+    const store = await open()
+    const loans = store.collection<Loan>(spec())
+    const doc = loan({ status: 'open' })
+    await loans.put(doc)
+    await loans.put({ ...doc, status: 'closed' })
+    t.equal(await loans.count({ status: 'open' }), 0)
+    t.equal(await loans.count({ status: 'closed' }), 1)
+  })
+
+  t.test('deletes many by filter', async (t) => {
+    const store = await open()
+    const loans = store.collection<Loan>(spec())
+    for (const status of ['open', 'open', 'closed']) await loans.put(loan({ status }))
+    t.equal(await loans.deleteMany({ status: 'open' }), 2)
+    t.equal(await loans.count(), 1)
+  })
+
+  t.test('keeps a checkpoint per projection', async (t) => {
+    const store = await open()
+    const name = `projection-${newId()}`
+    t.equal(await store.getCheckpoint(name), 0)
+    await store.setCheckpoint(name, 42)
+    t.equal(await store.getCheckpoint(name), 42)
+  })
+
+  t.test('drop empties the named collections only', async (t) => {
+    const store = await open()
+    const a = spec()
+    const b = spec()
+    await store.collection<Loan>(a).put(loan({}))
+    await store.collection<Loan>(b).put(loan({}))
+    await store.drop([a.name])
+    t.equal(await store.collection<Loan>(a).count(), 0)
+    t.equal(await store.collection<Loan>(b).count(), 1)
+  })
+}

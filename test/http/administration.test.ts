@@ -1,0 +1,135 @@
+import t from 'tap'
+import { builtInRoleTemplateId } from '../../src/commands/identity.js'
+import { createTestApp, type TestApp } from '../helpers/app.js'
+
+const createOrganization = async (svc: TestApp, name: string) => {
+  const response = await svc.call({ method: 'POST', url: '/v1/organizations', token: svc.adminToken, payload: { name } })
+  return response
+}
+
+const analystOf = (organizationId: string) => builtInRoleTemplateId(organizationId, 'analyst')
+
+t.test('creating an organization gives it a default configuration and built-in role templates, visible at once', async (t) => {
+  const svc = await createTestApp(t)
+  const response = await createOrganization(svc, 'Banco Andino')
+  t.equal(response.statusCode, 201)
+  const organization = response.json().data.organization
+  t.match(organization, { name: 'Banco Andino', active: true, defaultConfigId: /^[0-9a-f-]{36}$/ })
+  const templates = await svc.call({ method: 'GET', url: `/v1/organization/${organization.id}/role-template`, token: svc.adminToken })
+  t.equal(templates.statusCode, 200)
+  t.same(templates.json().data.map((r: { name: string }) => r.name).sort(), ['Administrator', 'Analyst'])
+  const one = await svc.call({ method: 'GET', url: `/v1/organizations/${organization.id}`, token: svc.adminToken })
+  t.equal(one.json().data.organization.id, organization.id, 'read-your-writes: GET right after POST')
+})
+
+t.test('organizations are listed for their members only; the administrator sees all', async (t) => {
+  const svc = await createTestApp(t)
+  for (const name of ['A', 'B', 'C']) await createOrganization(svc, name)
+  const all = await svc.call({ method: 'GET', url: '/v1/organizations?limit=2&page=2', token: svc.adminToken })
+  t.equal(all.statusCode, 200)
+  t.same(all.json().pagination, { current_page: 2, total_pages: 2, total_items: 4, items_per_page: 2 })
+  const client = await svc.call({
+    method: 'POST', url: '/v1/oauth/clients', token: svc.adminToken,
+    payload: { name: 'member', scopes: [], organizationId: svc.organizationId, roleTemplateId: analystOf(svc.organizationId) },
+  })
+  const { client_id, client_secret } = client.json().data.client
+  const memberToken = await svc.clientToken(client_id, client_secret)
+  const mine = await svc.call({ method: 'GET', url: '/v1/organizations', token: memberToken })
+  t.same(mine.json().data.map((o: { id: string }) => o.id), [svc.organizationId])
+})
+
+t.test('users: unique usernames, role templates of the same organization only', async (t) => {
+  const svc = await createTestApp(t)
+  const add = (username: string, roleTemplateId: string) => svc.call({
+    method: 'POST', url: `/v1/organization/${svc.organizationId}/users`, token: svc.adminToken,
+    payload: { username, password: 'long enough password', roleTemplateId },
+  })
+  const first = await add('diana', analystOf(svc.organizationId))
+  t.equal(first.statusCode, 201)
+  t.match(first.json().data.user, { username: 'diana', organizationId: svc.organizationId, totpEnrolled: false })
+  t.notOk(first.json().data.totp)
+  const again = await add('Diana', analystOf(svc.organizationId))
+  t.equal(again.statusCode, 409)
+  t.equal(again.json().data.code, 'USERNAME_TAKEN', 'usernames are unique regardless of case')
+  const other = (await createOrganization(svc, 'Other')).json().data.organization.id
+  const foreignTemplate = await add('eva', analystOf(other))
+  t.equal(foreignTemplate.statusCode, 400)
+  t.equal(foreignTemplate.json().data.errors[0].field, 'body.roleTemplateId')
+})
+
+t.test('concurrent creations of one username make exactly one user', async (t) => {
+  const svc = await createTestApp(t)
+  const attempts = await Promise.all(Array.from({ length: 5 }, () => svc.call({
+    method: 'POST', url: `/v1/organization/${svc.organizationId}/users`, token: svc.adminToken,
+    payload: { username: 'race', password: 'long enough password', roleTemplateId: analystOf(svc.organizationId) },
+  })))
+  t.equal(attempts.filter((r) => r.statusCode === 201).length, 1)
+  t.ok(attempts.filter((r) => r.statusCode !== 201).every((r) => r.statusCode === 409))
+})
+
+t.test('role templates: create, search, filter, page, update, delete, and in-use protection', async (t) => {
+  const svc = await createTestApp(t)
+  const base = `/v1/organization/${svc.organizationId}/role-template`
+  const created = await svc.call({
+    method: 'POST', url: base, token: svc.adminToken,
+    payload: { name: 'Collections desk', description: 'Calls debtors in arrears', permissions: ['ReadCredit', 'ReadOrder'] },
+  })
+  t.equal(created.statusCode, 201)
+  const template = created.json().data
+  t.match(template, { name: 'Collections desk', is_default: false, usage_count: 0, permissions: ['ReadCredit', 'ReadOrder'] })
+
+  const unknownPermission = await svc.call({ method: 'POST', url: base, token: svc.adminToken, payload: { name: 'x', permissions: ['Teleport'] } })
+  t.equal(unknownPermission.statusCode, 400)
+
+  const search = await svc.call({ method: 'GET', url: `${base}?search=ARREARS`, token: svc.adminToken })
+  t.same(search.json().data.map((r: { name: string }) => r.name), ['Collections desk'], 'search matches the description, any case')
+  const defaults = await svc.call({ method: 'GET', url: `${base}?is_default=true`, token: svc.adminToken })
+  t.same(defaults.json().data.map((r: { name: string }) => r.name), ['Analyst'])
+  const paged = await svc.call({ method: 'GET', url: `${base}?limit=1&page=3`, token: svc.adminToken })
+  t.same(paged.json().pagination, { current_page: 3, total_pages: 3, total_items: 3, items_per_page: 1 })
+  for (const bad of ['page=0', 'limit=0', 'limit=101', 'page=x', 'is_default=maybe']) {
+    const response = await svc.call({ method: 'GET', url: `${base}?${bad}`, token: svc.adminToken })
+    t.equal(response.statusCode, 400, `${bad} is refused`)
+  }
+
+  const updated = await svc.call({ method: 'PUT', url: `${base}/${template.id}`, token: svc.adminToken, payload: { permissions: ['ReadCredit'] } })
+  t.equal(updated.statusCode, 200)
+  t.same(updated.json().data.permissions, ['ReadCredit'])
+  t.equal(updated.json().data.name, 'Collections desk', 'fields not sent stay')
+
+  await svc.call({
+    method: 'POST', url: `/v1/organization/${svc.organizationId}/users`, token: svc.adminToken,
+    payload: { username: 'collector', password: 'long enough password', roleTemplateId: template.id },
+  })
+  const inUse = await svc.call({ method: 'GET', url: `${base}/${template.id}`, token: svc.adminToken })
+  t.equal(inUse.json().data.usage_count, 1)
+  const refused = await svc.call({ method: 'DELETE', url: `${base}/${template.id}`, token: svc.adminToken })
+  t.equal(refused.statusCode, 409)
+  t.equal(refused.json().data.code, 'ROLE_TEMPLATE_IN_USE')
+
+  const spare = (await svc.call({ method: 'POST', url: base, token: svc.adminToken, payload: { name: 'Spare', permissions: [] } })).json().data
+  t.equal((await svc.call({ method: 'DELETE', url: `${base}/${spare.id}`, token: svc.adminToken })).statusCode, 204)
+  t.equal((await svc.call({ method: 'GET', url: `${base}/${spare.id}`, token: svc.adminToken })).statusCode, 404)
+  t.equal((await svc.call({ method: 'DELETE', url: `${base}/${spare.id}`, token: svc.adminToken })).statusCode, 404)
+})
+
+t.test('a client can only be given scopes its creator holds', async (t) => {
+  const svc = await createTestApp(t)
+  const created = await svc.call({
+    method: 'POST', url: '/v1/oauth/clients', token: svc.adminToken,
+    payload: { name: 'writer', scopes: ['clients:write'], organizationId: svc.organizationId, roleTemplateId: builtInRoleTemplateId(svc.organizationId, 'administrator') },
+  })
+  const { client_id, client_secret } = created.json().data.client
+  const token = await svc.clientToken(client_id, client_secret)
+  const escalate = await svc.call({
+    method: 'POST', url: '/v1/oauth/clients', token,
+    payload: { name: 'admin wannabe', scopes: ['*'], organizationId: svc.organizationId, roleTemplateId: analystOf(svc.organizationId) },
+  })
+  t.equal(escalate.statusCode, 403)
+  t.equal(escalate.json().data.code, 'INSUFFICIENT_SCOPE')
+  const unknown = await svc.call({
+    method: 'POST', url: '/v1/oauth/clients', token: svc.adminToken,
+    payload: { name: 'x', scopes: ['rockets:launch'], organizationId: svc.organizationId, roleTemplateId: analystOf(svc.organizationId) },
+  })
+  t.equal(unknown.statusCode, 400)
+})

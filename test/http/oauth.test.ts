@@ -1,0 +1,182 @@
+import t from 'tap'
+import { builtInRoleTemplateId } from '../../src/commands/identity.js'
+import { totpCode } from '../../src/identity/totp.js'
+import { MFA_GRANT } from '../../src/identity/tokens.js'
+import { ManualClock } from '../../src/shared/clock.js'
+import { createTestApp, requestToken, type TestApp } from '../helpers/app.js'
+
+interface TokenBody { access_token: string; token_type: string; expires_in: number; scope: string; refresh_token?: string }
+interface OAuthErrorBody { error: string; error_description: string; mfa_token?: string }
+
+const addUser = async (svc: TestApp, username: string, totp = false) => {
+  const response = await svc.call({
+    method: 'POST', url: `/v1/organization/${svc.organizationId}/users`, token: svc.adminToken,
+    payload: { username, password: 'correct horse battery', roleTemplateId: builtInRoleTemplateId(svc.organizationId, 'analyst'), totp },
+  })
+  if (response.statusCode !== 201) throw new Error(response.body)
+  const body: { data: { user: { id: string }; totp?: { secret: string; uri: string } } } = response.json()
+  return body.data
+}
+
+const admin = (svc: TestApp) => ({ client_id: svc.config.adminClientId ?? '', client_secret: svc.config.adminClientSecret ?? '' })
+const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`
+
+const protectedCall = (svc: TestApp, token: string) => svc.call({ method: 'GET', url: '/v1/organizations', token })
+
+t.test('client_credentials with form credentials and with HTTP Basic', async (t) => {
+  const svc = await createTestApp(t)
+  const form = await requestToken(svc.app, { grant_type: 'client_credentials', ...admin(svc) })
+  t.equal(form.statusCode, 200)
+  t.equal(form.headers['cache-control'], 'no-store')
+  const body: TokenBody = form.json()
+  t.equal(body.token_type, 'Bearer')
+  t.equal(body.expires_in, 3600)
+  t.equal(body.scope, '*')
+  t.notOk(body.refresh_token, 'no refresh token for client credentials (RFC 6749 4.4.3)')
+  t.equal((await protectedCall(svc, body.access_token)).statusCode, 200, 'accepted by a protected route')
+
+  const viaBasic = await svc.app.inject({
+    method: 'POST', url: '/v1/oauth/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(admin(svc).client_id, admin(svc).client_secret) },
+    payload: 'grant_type=client_credentials&scope=users%3Aread',
+  })
+  t.equal(viaBasic.statusCode, 200)
+  t.equal(viaBasic.json<TokenBody>().scope, 'users:read', 'a narrower scope can be asked for')
+  const claims = JSON.parse(Buffer.from(viaBasic.json<TokenBody>().access_token.split('.')[1] ?? '', 'base64url').toString())
+  t.has(claims, { sub: admin(svc).client_id, client_id: admin(svc).client_id, scope: 'users:read' })
+  for (const claim of ['iat', 'exp', 'jti', 'iss']) t.ok(claims[claim], `claim ${claim} present`)
+  t.equal(claims.exp - claims.iat, 3600)
+})
+
+t.test('password grant, then refresh with rotation; a reused refresh token revokes the family', async (t) => {
+  const svc = await createTestApp(t)
+  await addUser(svc, 'ana')
+  const login = await requestToken(svc.app, { grant_type: 'password', username: 'ana', password: 'correct horse battery', ...admin(svc) })
+  t.equal(login.statusCode, 200, login.body)
+  const first: TokenBody = login.json()
+  t.ok(first.refresh_token)
+  t.notMatch(first.scope, /\*/, 'a user never gets the administrator scope')
+  t.equal((await protectedCall(svc, first.access_token)).statusCode, 200)
+
+  const refreshed = await requestToken(svc.app, { grant_type: 'refresh_token', refresh_token: first.refresh_token ?? '', ...admin(svc) })
+  t.equal(refreshed.statusCode, 200, refreshed.body)
+  const second: TokenBody = refreshed.json()
+  t.not(second.refresh_token, first.refresh_token, 'the refresh token rotates')
+  t.equal((await protectedCall(svc, second.access_token)).statusCode, 200)
+
+  const reuse = await requestToken(svc.app, { grant_type: 'refresh_token', refresh_token: first.refresh_token ?? '', ...admin(svc) })
+  t.equal(reuse.statusCode, 400)
+  t.equal(reuse.json<OAuthErrorBody>().error, 'invalid_grant')
+  const afterReuse = await requestToken(svc.app, { grant_type: 'refresh_token', refresh_token: second.refresh_token ?? '', ...admin(svc) })
+  t.equal(afterReuse.json<OAuthErrorBody>().error, 'invalid_grant', 'the newest token of the family is revoked too')
+})
+
+t.test('password grant failures', async (t) => {
+  const svc = await createTestApp(t)
+  await addUser(svc, 'bea')
+  const wrong = await requestToken(svc.app, { grant_type: 'password', username: 'bea', password: 'nope', ...admin(svc) })
+  t.equal(wrong.statusCode, 400)
+  t.equal(wrong.json<OAuthErrorBody>().error, 'invalid_grant')
+  const unknown = await requestToken(svc.app, { grant_type: 'password', username: 'nobody', password: 'x', ...admin(svc) })
+  t.equal(unknown.json<OAuthErrorBody>().error, 'invalid_grant', 'an unknown user looks like a wrong password')
+  const missing = await requestToken(svc.app, { grant_type: 'password', username: 'bea', ...admin(svc) })
+  t.equal(missing.json<OAuthErrorBody>().error, 'invalid_request')
+})
+
+t.test('TOTP: the password grant asks for a code, the MFA grant exchanges it once', async (t) => {
+  const clock = new ManualClock(new Date())
+  const svc = await createTestApp(t, { clock })
+  const { totp } = await addUser(svc, 'carla', true)
+  t.match(totp?.uri, /^otpauth:\/\/totp\//, 'the otpauth URI is returned once at enrolment')
+  const secret = totp?.secret ?? ''
+
+  const first = await requestToken(svc.app, { grant_type: 'password', username: 'carla', password: 'correct horse battery', ...admin(svc) })
+  t.equal(first.statusCode, 403)
+  const challenge: OAuthErrorBody = first.json()
+  t.equal(challenge.error, 'mfa_required')
+  t.ok(challenge.mfa_token)
+
+  const wrongCode = await requestToken(svc.app, { grant_type: MFA_GRANT, mfa_token: challenge.mfa_token ?? '', otp: '000000', ...admin(svc) })
+  t.equal(wrongCode.json<OAuthErrorBody>().error, 'invalid_grant')
+
+  const code = totpCode(secret, clock.now())
+  const ok = await requestToken(svc.app, { grant_type: MFA_GRANT, mfa_token: challenge.mfa_token ?? '', otp: code, ...admin(svc) })
+  t.equal(ok.statusCode, 200, ok.body)
+  const tokens: TokenBody = ok.json()
+  t.ok(tokens.refresh_token)
+  t.equal((await protectedCall(svc, tokens.access_token)).statusCode, 200)
+
+  const replay = await requestToken(svc.app, { grant_type: MFA_GRANT, mfa_token: challenge.mfa_token ?? '', otp: code, ...admin(svc) })
+  t.equal(replay.json<OAuthErrorBody>().error, 'invalid_grant', 'a code works once')
+
+  clock.advance(10 * 60 * 1000)
+  const late = await requestToken(svc.app, { grant_type: MFA_GRANT, mfa_token: challenge.mfa_token ?? '', otp: totpCode(secret, clock.now()), ...admin(svc) })
+  t.equal(late.json<OAuthErrorBody>().error, 'invalid_grant', 'the mfa_token expires')
+
+  const notMfa = await requestToken(svc.app, { grant_type: MFA_GRANT, mfa_token: tokens.access_token, otp: totpCode(secret, clock.now()), ...admin(svc) })
+  t.equal(notMfa.json<OAuthErrorBody>().error, 'invalid_grant', 'an access token is not an mfa_token')
+})
+
+t.test('token endpoint errors follow RFC 6749 section 5.2', async (t) => {
+  const svc = await createTestApp(t)
+  const json = await svc.app.inject({ method: 'POST', url: '/v1/oauth/token', payload: { grant_type: 'client_credentials', ...admin(svc) } })
+  t.equal(json.statusCode, 400)
+  t.equal(json.json<OAuthErrorBody>().error, 'invalid_request', 'a JSON body is not a form')
+
+  const text = await svc.app.inject({ method: 'POST', url: '/v1/oauth/token', headers: { 'content-type': 'text/plain' }, payload: 'grant_type=x' })
+  t.equal(text.json<OAuthErrorBody>().error, 'invalid_request', 'an unsupported content type')
+
+  const noGrant = await requestToken(svc.app, { ...admin(svc) })
+  t.equal(noGrant.json<OAuthErrorBody>().error, 'invalid_request')
+
+  const unknownGrant = await requestToken(svc.app, { grant_type: 'implicit', ...admin(svc) })
+  t.equal(unknownGrant.statusCode, 400)
+  t.equal(unknownGrant.json<OAuthErrorBody>().error, 'unsupported_grant_type')
+
+  const wrongSecret = await requestToken(svc.app, { grant_type: 'client_credentials', client_id: admin(svc).client_id, client_secret: 'wrong' })
+  t.equal(wrongSecret.statusCode, 401)
+  t.equal(wrongSecret.json<OAuthErrorBody>().error, 'invalid_client')
+  t.match(wrongSecret.headers['www-authenticate'], /^Basic realm=/)
+
+  const noClient = await requestToken(svc.app, { grant_type: 'client_credentials' })
+  t.equal(noClient.statusCode, 401)
+
+  const badScope = await requestToken(svc.app, { grant_type: 'client_credentials', scope: 'rockets:launch', ...admin(svc) })
+  t.equal(badScope.json<OAuthErrorBody>().error, 'invalid_scope')
+
+  const malformedBasic = await svc.app.inject({
+    method: 'POST', url: '/v1/oauth/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Basic !!!' },
+    payload: 'grant_type=client_credentials',
+  })
+  t.equal(malformedBasic.json<OAuthErrorBody>().error, 'invalid_client')
+
+  const unknownRefresh = await requestToken(svc.app, { grant_type: 'refresh_token', refresh_token: 'nope.nope', ...admin(svc) })
+  t.equal(unknownRefresh.json<OAuthErrorBody>().error, 'invalid_grant')
+})
+
+t.test('a client limited to some scopes cannot ask for others', async (t) => {
+  const svc = await createTestApp(t)
+  const created = await svc.call({
+    method: 'POST', url: '/v1/oauth/clients', token: svc.adminToken,
+    payload: { name: 'reporting', scopes: ['users:read'], organizationId: svc.organizationId, roleTemplateId: builtInRoleTemplateId(svc.organizationId, 'analyst') },
+  })
+  t.equal(created.statusCode, 201, created.body)
+  const client: { data: { client: { client_id: string; client_secret: string } } } = created.json()
+  const { client_id, client_secret } = client.data.client
+  t.equal((await requestToken(svc.app, { grant_type: 'client_credentials', client_id, client_secret })).json<TokenBody>().scope, 'users:read')
+  const greedy = await requestToken(svc.app, { grant_type: 'client_credentials', scope: 'clients:write', client_id, client_secret })
+  t.equal(greedy.json<OAuthErrorBody>().error, 'invalid_scope')
+})
+
+t.test('publishes the verification keys as a JWKS and the server metadata', async (t) => {
+  const svc = await createTestApp(t)
+  const jwks = await svc.app.inject({ method: 'GET', url: '/v1/.well-known/jwks.json' })
+  t.equal(jwks.statusCode, 200)
+  const { keys }: { keys: Array<Record<string, string>> } = jwks.json()
+  t.equal(keys.length, 1)
+  t.has(keys[0], { kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig', kid: svc.runtime.signingKey.kid })
+  t.notOk(keys[0]?.['d'], 'no private part')
+  const meta = await svc.app.inject({ method: 'GET', url: '/v1/.well-known/oauth-authorization-server' })
+  t.match(meta.json(), { grant_types_supported: ['client_credentials', 'password', 'refresh_token', MFA_GRANT] })
+})

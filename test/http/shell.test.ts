@@ -1,0 +1,77 @@
+import t from 'tap'
+import { createTestApp } from '../helpers/app.js'
+
+t.test('an unknown route answers 404 in the envelope', async (t) => {
+  const svc = await createTestApp(t)
+  const response = await svc.call({ method: 'GET', url: '/v1/nothing-here?x=1' })
+  t.equal(response.statusCode, 404)
+  t.same(response.json(), { status: 'fail', data: { code: 'ROUTE_NOT_FOUND', message: 'Route GET /v1/nothing-here not found' } })
+})
+
+t.test('validation failures list each bad field', async (t) => {
+  const svc = await createTestApp(t)
+  const response = await svc.call({
+    method: 'POST', url: `/v1/organization/${svc.organizationId}/users`, token: svc.adminToken,
+    payload: { username: 'x', password: 'short', roleTemplateId: 'not-a-uuid', extra: true },
+  })
+  t.equal(response.statusCode, 400)
+  const body: { status: string; data: { code: string; errors: Array<{ field: string; message: string }> } } = response.json()
+  t.equal(body.status, 'fail')
+  t.equal(body.data.code, 'VALIDATION_ERROR')
+  t.same(body.data.errors.map((e) => e.field).sort(), ['body.extra', 'body.password', 'body.roleTemplateId', 'body.username'])
+})
+
+t.test('malformed JSON and wrong content types are 4xx in the envelope', async (t) => {
+  const svc = await createTestApp(t)
+  const broken = await svc.call({
+    method: 'POST', url: '/v1/organizations', token: svc.adminToken, headers: { 'content-type': 'application/json' }, payload: '{"name":',
+  })
+  t.equal(broken.statusCode, 400)
+  t.equal(broken.json().status, 'fail')
+  const text = await svc.call({ method: 'POST', url: '/v1/organizations', token: svc.adminToken, headers: { 'content-type': 'text/csv' }, payload: 'a,b' })
+  t.equal(text.statusCode, 415)
+  t.equal(text.json().data.code, 'UNSUPPORTED_MEDIA_TYPE')
+})
+
+t.test('an unexpected failure answers 500 without internals', async (t) => {
+  const svc = await createTestApp(t)
+  svc.runtime.queries.organizations.list = async () => { throw new Error('secret database detail at /srv/db') }
+  const response = await svc.call({ method: 'GET', url: '/v1/organizations', token: svc.adminToken })
+  t.equal(response.statusCode, 500)
+  t.same(response.json(), { status: 'error', message: 'Internal server error' })
+  t.notMatch(response.body, /secret|stack|\/srv/)
+})
+
+t.test('every response carries the request id, and a caller\'s id is kept', async (t) => {
+  const svc = await createTestApp(t)
+  const generated = await svc.call({ method: 'GET', url: '/v1/health' })
+  t.match(generated.headers['x-request-id'], /^[0-9a-f-]{36}$/)
+  const given = await svc.call({ method: 'GET', url: '/v1/health', headers: { 'x-request-id': 'trace-42' } })
+  t.equal(given.headers['x-request-id'], 'trace-42')
+  const hostile = await svc.call({ method: 'GET', url: '/v1/health', headers: { 'x-request-id': 'bad id\nwith newline' } })
+  t.not(hostile.headers['x-request-id'], 'bad id\nwith newline')
+})
+
+t.test('health shows stores and projection lag', async (t) => {
+  const svc = await createTestApp(t)
+  const response = await svc.call({ method: 'GET', url: '/v1/health' })
+  t.equal(response.statusCode, 200)
+  const body = response.json()
+  t.match(body, { status: 'ok', live: true, ready: true, stores: { eventStore: { kind: 'sqlite', up: true }, readStore: { kind: 'memory', up: true } } })
+  t.ok(body.projections.length >= 4)
+  t.ok(body.projections.every((p: { lag: number }) => p.lag === 0))
+})
+
+t.test('the OpenAPI document is generated from the route schemas', async (t) => {
+  const svc = await createTestApp(t)
+  const response = await svc.call({ method: 'GET', url: '/v1/openapi.json' })
+  t.equal(response.statusCode, 200)
+  const doc = response.json()
+  t.equal(doc.openapi, '3.1.0')
+  t.ok(doc.paths['/v1/oauth/token']?.post, 'token endpoint documented')
+  t.same(doc.paths['/v1/oauth/token'].post.security, [], 'public routes need no token')
+  t.ok(doc.paths['/v1/organization/{entityid}/role-template']?.get?.parameters?.some((p: { name: string }) => p.name === 'limit'))
+  t.ok(doc.components.schemas.FailEnvelope, 'the failure envelope is a named schema')
+  const ui = await svc.call({ method: 'GET', url: '/docs' })
+  t.ok(ui.statusCode < 400, 'docs UI served')
+})

@@ -1,0 +1,79 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import t from 'tap'
+import { SqliteEventStore } from '../../src/events/sqlite.js'
+import { tempDir } from '../helpers/config.js'
+import { spawnServer } from '../helpers/process.js'
+
+const credentials = { ADMIN_CLIENT_ID: 'ops-admin', ADMIN_CLIENT_SECRET: 'ops-admin-secret', SQLITE_SYNCHRONOUS: 'FULL' }
+
+const token = async (url: string) => {
+  const response = await fetch(`${url}/v1/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('ops-admin:ops-admin-secret').toString('base64')}` },
+    body: 'grant_type=client_credentials',
+  })
+  const body = await response.json() as { access_token: string }
+  return body.access_token
+}
+
+t.test('over real TCP: a token from the token endpoint is accepted by a protected route', async (t) => {
+  const dataDir = tempDir()
+  const server = await spawnServer({ ...credentials, DATA_DIR: dataDir })
+  t.teardown(() => { server.child.kill('SIGKILL') })
+  const access = await token(server.url)
+  const response = await fetch(`${server.url}/v1/me`, { headers: { authorization: `Bearer ${access}` } })
+  t.equal(response.status, 200)
+  t.equal((await response.json() as { data: { id: string } }).data.id, 'ops-admin')
+  t.notOk(fs.existsSync(path.join(dataDir, 'admin-credentials.json')), 'no credentials file when both come from the environment')
+})
+
+t.test('SIGKILL right after an acknowledged write loses nothing: the event is in the store and in the read models', async (t) => {
+  const dataDir = tempDir()
+  const first = await spawnServer({ ...credentials, DATA_DIR: dataDir })
+  const access = await token(first.url)
+  const created = await fetch(`${first.url}/v1/organizations`, {
+    method: 'POST', headers: { authorization: `Bearer ${access}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Durable S.A.' }),
+  })
+  t.equal(created.status, 201)
+  const { data } = await created.json() as { data: { organization: { id: string } } }
+  first.child.kill('SIGKILL')
+  await first.exited
+
+  const store = new SqliteEventStore({ file: path.join(dataDir, 'events.sqlite') })
+  t.equal(await store.streamRevision(`organization-${data.organization.id}`), 0, 'the event is in the store')
+  await store.close()
+
+  const second = await spawnServer({ ...credentials, DATA_DIR: dataDir })
+  t.teardown(() => { second.child.kill('SIGKILL') })
+  const again = await fetch(`${second.url}/v1/organizations/${data.organization.id}`, { headers: { authorization: `Bearer ${await token(second.url)}` } })
+  t.equal(again.status, 200, 'and in the read model rebuilt at start')
+  t.equal((await again.json() as { data: { organization: { name: string } } }).data.organization.name, 'Durable S.A.')
+})
+
+t.test('SIGTERM stops accepting, closes the stores and exits 0', async (t) => {
+  const server = await spawnServer({ ...credentials, DATA_DIR: tempDir() })
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0)
+  t.ok(server.lines.some((l) => l.includes('shutting down')))
+})
+
+t.test('first start without configured credentials generates them once, printed and saved 0600', async (t) => {
+  const dataDir = tempDir()
+  const server = await spawnServer({ DATA_DIR: dataDir, ADMIN_CLIENT_ID: '', ADMIN_CLIENT_SECRET: '' })
+  t.teardown(() => { server.child.kill('SIGKILL') })
+  const file = path.join(dataDir, 'admin-credentials.json')
+  const saved = JSON.parse(fs.readFileSync(file, 'utf8')) as { client_id: string; client_secret: string }
+  t.equal(fs.statSync(file).mode & 0o777, 0o600)
+  t.ok(server.lines.some((l) => l.includes(saved.client_secret)), 'the secret is printed on stdout')
+  const response = await fetch(`${server.url}/v1/oauth/token`, {
+    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: saved.client_id, client_secret: saved.client_secret }),
+  })
+  t.equal(response.status, 200)
+  server.child.kill('SIGKILL')
+  await server.exited
+  const restarted = await spawnServer({ DATA_DIR: dataDir, ADMIN_CLIENT_ID: '', ADMIN_CLIENT_SECRET: '' })
+  t.teardown(() => { restarted.child.kill('SIGKILL') })
+  t.notOk(restarted.lines.some((l) => l.includes(saved.client_secret)), 'not printed again on a later start')
+})
