@@ -1,5 +1,6 @@
 import type { Runtime } from '../runtime.js'
 import { foundationDemo } from './identity.js'
+import { profilesDemo } from './profiles.js'
 
 export interface DemoStep {
   name: string
@@ -19,7 +20,10 @@ export interface DemoState {
 }
 
 /** The demo data set, step by step (each area adds its own). */
-export const demoSteps: readonly DemoStep[] = [foundationDemo]
+export const demoSteps: readonly DemoStep[] = [
+  foundationDemo,
+  profilesDemo,
+]
 
 export const loadDemo = async (runtime: Runtime, log: (line: string) => void = () => undefined): Promise<DemoState> => {
   const state: DemoState = {

@@ -1,6 +1,7 @@
 import type { MembershipEvent } from './membership.js'
 import type { OAuthClientEvent } from './oauthClient.js'
 import type { OrganizationEvent } from './organization.js'
+import type { ProfileEvent } from './profile.js'
 import type { RefreshTokenEvent } from './refreshToken.js'
 import type { RoleTemplateEvent } from './roleTemplate.js'
 import type { SystemEvent } from './system.js'
@@ -17,6 +18,7 @@ export type DomainEvent =
   | RoleTemplateEvent
   | RefreshTokenEvent
   | SystemEvent
+  | ProfileEvent
 
 export type DomainEventType = DomainEvent['type']
 

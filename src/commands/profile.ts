@@ -1,0 +1,145 @@
+import type { LegalPerson, NaturalPerson, ProfileEvent, ProfileType } from '../events/profile.js'
+import { AppError, invalidFields } from '../shared/errors.js'
+import type { Aggregate } from './decider.js'
+
+export type ProfileCommand =
+  | {
+    type: 'CreateProfile'
+    profileId: string
+    organizationId: string
+    ownerId: string
+    profileType: ProfileType
+    natural: NaturalPerson | null
+    legal: LegalPerson | null
+    copiedFrom: { profileId: string; organizationId: string } | null
+    now: string
+  }
+  | { type: 'UpdateProfile'; natural?: Partial<NaturalPerson>; legal?: Partial<LegalPerson>; now: string }
+  | { type: 'DeactivateProfile'; reason: string; now: string }
+  | { type: 'ActivateProfile'; now: string }
+  | { type: 'ShareProfile'; userId: string; sharedBy: string; now: string }
+  | { type: 'UnshareProfile'; userId: string; now: string }
+  | { type: 'AttachProfileFile'; field: string; fileId: string; contentType: string; size: number; sha256: string; filename: string; now: string }
+
+export interface ProfileState {
+  exists: boolean
+  profileId: string
+  organizationId: string
+  ownerId: string
+  profileType: ProfileType
+  active: boolean
+  natural: NaturalPerson | null
+  legal: LegalPerson | null
+  isCopy: boolean
+  sharedWith: ReadonlySet<string>
+  /** field (campo) → current file id */
+  files: Readonly<Record<string, string>>
+}
+
+const requireProfile = (state: ProfileState): void => {
+  if (!state.exists) throw new AppError('NOT_FOUND', 'profile not found', { resource: 'profile' })
+}
+
+/** Only the fields whose value differs from the current one. */
+const changedFields = <T extends object>(current: T | null, next: Partial<T> | undefined): Partial<T> => {
+  if (next === undefined) return {}
+  const changed: Partial<T> = {}
+  for (const key of Object.keys(next) as Array<keyof T>) {
+    if (JSON.stringify(next[key]) !== JSON.stringify(current?.[key])) changed[key] = next[key]
+  }
+  return changed
+}
+
+export const profileAggregate: Aggregate<ProfileCommand, ProfileEvent, ProfileState> = {
+  streamType: 'profile',
+  eventTypes: ['ProfileCreated', 'ProfileUpdated', 'ProfileDeactivated', 'ProfileActivated', 'ProfileShared', 'ProfileUnshared', 'ProfileFileAttached'],
+  initialState: () => ({
+    exists: false, profileId: '', organizationId: '', ownerId: '', profileType: 'natural', active: false,
+    natural: null, legal: null, isCopy: false, sharedWith: new Set(), files: {},
+  }),
+  decide(command, state) {
+    switch (command.type) {
+      case 'CreateProfile': {
+        if (state.exists) throw new AppError('ALREADY_EXISTS', 'profile already exists')
+        const person = command.profileType === 'natural' ? command.natural : command.legal
+        const other = command.profileType === 'natural' ? command.legal : command.natural
+        if (person === null) throw invalidFields([{ field: `body.${command.profileType}`, message: `is required for a ${command.profileType} profile` }])
+        if (other !== null) throw invalidFields([{ field: `body.${command.profileType === 'natural' ? 'legal' : 'natural'}`, message: `is not allowed on a ${command.profileType} profile` }])
+        return [{ type: 'ProfileCreated', data: {
+          profileId: command.profileId, organizationId: command.organizationId, ownerId: command.ownerId, type: command.profileType,
+          natural: command.natural, legal: command.legal, isCopy: command.copiedFrom !== null, copiedFrom: command.copiedFrom, createdAt: command.now,
+        } }]
+      }
+      case 'UpdateProfile': {
+        requireProfile(state)
+        const wrong = state.profileType === 'natural' ? command.legal : command.natural
+        if (wrong !== undefined) {
+          throw invalidFields([{ field: `body.${state.profileType === 'natural' ? 'legal' : 'natural'}`, message: `cannot be set on a ${state.profileType} profile` }])
+        }
+        const natural = changedFields(state.natural, command.natural)
+        const legal = changedFields(state.legal, command.legal)
+        if (Object.keys(natural).length === 0 && Object.keys(legal).length === 0) return []
+        return [{ type: 'ProfileUpdated', data: {
+          profileId: state.profileId, organizationId: state.organizationId,
+          ...(Object.keys(natural).length > 0 ? { natural } : {}), ...(Object.keys(legal).length > 0 ? { legal } : {}),
+          updatedAt: command.now,
+        } }]
+      }
+      case 'DeactivateProfile':
+        requireProfile(state)
+        return state.active ? [{ type: 'ProfileDeactivated', data: { profileId: state.profileId, organizationId: state.organizationId, reason: command.reason, at: command.now } }] : []
+      case 'ActivateProfile':
+        requireProfile(state)
+        return state.active ? [] : [{ type: 'ProfileActivated', data: { profileId: state.profileId, organizationId: state.organizationId, at: command.now } }]
+      case 'ShareProfile':
+        requireProfile(state)
+        if (command.userId === state.ownerId || state.sharedWith.has(command.userId)) return []
+        return [{ type: 'ProfileShared', data: { profileId: state.profileId, organizationId: state.organizationId, userId: command.userId, sharedBy: command.sharedBy, at: command.now } }]
+      case 'UnshareProfile':
+        requireProfile(state)
+        return state.sharedWith.has(command.userId)
+          ? [{ type: 'ProfileUnshared', data: { profileId: state.profileId, organizationId: state.organizationId, userId: command.userId, at: command.now } }]
+          : []
+      case 'AttachProfileFile':
+        requireProfile(state)
+        return [{ type: 'ProfileFileAttached', data: {
+          profileId: state.profileId, organizationId: state.organizationId, field: command.field, fileId: command.fileId,
+          contentType: command.contentType, size: command.size, sha256: command.sha256, filename: command.filename, attachedAt: command.now,
+        } }]
+      default: {
+        const _never: never = command
+        return _never
+      }
+    }
+  },
+  evolve(state, event) {
+    switch (event.type) {
+      case 'ProfileCreated':
+        return { ...state, exists: true, active: true, profileId: event.data.profileId, organizationId: event.data.organizationId,
+          ownerId: event.data.ownerId, profileType: event.data.type, natural: event.data.natural, legal: event.data.legal, isCopy: event.data.isCopy }
+      case 'ProfileUpdated':
+        return {
+          ...state,
+          natural: state.natural === null || event.data.natural === undefined ? state.natural : { ...state.natural, ...event.data.natural },
+          legal: state.legal === null || event.data.legal === undefined ? state.legal : { ...state.legal, ...event.data.legal },
+        }
+      case 'ProfileDeactivated':
+        return { ...state, active: false }
+      case 'ProfileActivated':
+        return { ...state, active: true }
+      case 'ProfileShared':
+        return { ...state, sharedWith: new Set([...state.sharedWith, event.data.userId]) }
+      case 'ProfileUnshared': {
+        const sharedWith = new Set(state.sharedWith)
+        sharedWith.delete(event.data.userId)
+        return { ...state, sharedWith }
+      }
+      case 'ProfileFileAttached':
+        return { ...state, files: { ...state.files, [event.data.field]: event.data.fileId } }
+      default: {
+        const _never: never = event
+        return _never
+      }
+    }
+  },
+}

@@ -1,0 +1,109 @@
+import type { Event } from './types.js'
+
+/** Colombian identity documents: cédula de ciudadanía, de extranjería, tarjeta de identidad, passport, PEP/PPT, NIT. */
+export type DocumentType = 'CC' | 'CE' | 'TI' | 'PP' | 'PEP' | 'PPT' | 'NIT'
+
+export type EmploymentType = 'formal' | 'informal' | 'independent' | 'unemployed'
+
+/** A natural person. Scoring reads monthlyIncome, employmentType and birthDate (age is derived). */
+export interface NaturalPerson {
+  firstName: string
+  middleName?: string
+  lastName: string
+  secondLastName?: string
+  documentType: DocumentType
+  documentNumber: string
+  /** YYYY-MM-DD */
+  birthDate?: string
+  gender?: 'female' | 'male' | 'other'
+  email?: string
+  phone?: string
+  address?: string
+  /** Id of a city of GET /cities. */
+  cityId?: string
+  /** Decimal string in the organization's currency. */
+  monthlyIncome?: string
+  employmentType?: EmploymentType
+  employerName?: string
+  occupation?: string
+  /** YYYY-MM-DD */
+  employmentStartDate?: string
+}
+
+export interface LegalRepresentative {
+  firstName: string
+  lastName: string
+  documentType: DocumentType
+  documentNumber: string
+  email?: string
+  phone?: string
+}
+
+/** A legal person (company). */
+export interface LegalPerson {
+  businessName: string
+  tradeName?: string
+  documentType: DocumentType
+  documentNumber: string
+  /** NIT with its verification digit, e.g. 900123456-7. */
+  taxId?: string
+  legalRepresentative?: LegalRepresentative
+  email?: string
+  phone?: string
+  address?: string
+  cityId?: string
+  /** YYYY-MM-DD */
+  incorporationDate?: string
+  /** CIIU activity code. */
+  economicActivity?: string
+  monthlyIncome?: string
+}
+
+export type ProfileType = 'natural' | 'legal'
+
+export type ProfileCreated = Event<'ProfileCreated', {
+  profileId: string
+  organizationId: string
+  /** The user or client that created it. */
+  ownerId: string
+  type: ProfileType
+  natural: NaturalPerson | null
+  legal: LegalPerson | null
+  /** True when copied from another profile (e.g. into another organization). */
+  isCopy: boolean
+  copiedFrom: { profileId: string; organizationId: string } | null
+  createdAt: string
+}>
+/** Carries only the fields that changed, with their new values. */
+export type ProfileUpdated = Event<'ProfileUpdated', {
+  profileId: string
+  organizationId: string
+  natural?: Partial<NaturalPerson>
+  legal?: Partial<LegalPerson>
+  updatedAt: string
+}>
+export type ProfileDeactivated = Event<'ProfileDeactivated', { profileId: string; organizationId: string; reason: string; at: string }>
+export type ProfileActivated = Event<'ProfileActivated', { profileId: string; organizationId: string; at: string }>
+export type ProfileShared = Event<'ProfileShared', { profileId: string; organizationId: string; userId: string; sharedBy: string; at: string }>
+export type ProfileUnshared = Event<'ProfileUnshared', { profileId: string; organizationId: string; userId: string; at: string }>
+/** A profile file (`campo`, e.g. work-certificate) stored in the FileStore; sets `<Campo>FileID` on the profile. */
+export type ProfileFileAttached = Event<'ProfileFileAttached', {
+  profileId: string
+  organizationId: string
+  field: string
+  fileId: string
+  contentType: string
+  size: number
+  sha256: string
+  filename: string
+  attachedAt: string
+}>
+
+export type ProfileEvent =
+  | ProfileCreated
+  | ProfileUpdated
+  | ProfileDeactivated
+  | ProfileActivated
+  | ProfileShared
+  | ProfileUnshared
+  | ProfileFileAttached

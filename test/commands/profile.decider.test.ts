@@ -1,0 +1,44 @@
+import t from 'tap'
+import { profileAggregate } from '../../src/commands/profile.js'
+import type { ProfileCreated } from '../../src/events/profile.js'
+import { scenario } from '../helpers/deciders.js'
+
+const now = '2026-03-01T10:00:00.000Z'
+const profile = scenario(profileAggregate)
+const ana = { firstName: 'Ana', lastName: 'Gómez', documentType: 'CC' as const, documentNumber: '1020' }
+const created: ProfileCreated = { type: 'ProfileCreated', data: {
+  profileId: 'p1', organizationId: 'o1', ownerId: 'u1', type: 'natural', natural: ana, legal: null, isCopy: false, copiedFrom: null, createdAt: now,
+} }
+const create = { type: 'CreateProfile' as const, profileId: 'p1', organizationId: 'o1', ownerId: 'u1', profileType: 'natural' as const, natural: ana, legal: null, copiedFrom: null, now }
+
+t.test('a natural profile needs its natural sub-object and refuses a legal one', async (t) => {
+  profile.given().when(create).then(t, [created])
+  profile.given().when({ ...create, natural: null }).thenRefused(t, 'VALIDATION_ERROR')
+  profile.given().when({ ...create, legal: { businessName: 'x', documentType: 'NIT', documentNumber: '1' } }).thenRefused(t, 'VALIDATION_ERROR')
+})
+
+t.test('a copy records where it came from', async (t) => {
+  profile.given().when({ ...create, copiedFrom: { profileId: 'p0', organizationId: 'o0' } })
+    .then(t, [{ ...created, data: { ...created.data, isCopy: true, copiedFrom: { profileId: 'p0', organizationId: 'o0' } } }])
+})
+
+t.test('an update carries only changed fields and refuses the other person type', async (t) => {
+  profile.given(created).when({ type: 'UpdateProfile', natural: { firstName: 'Ana', monthlyIncome: '5000000.00' }, now })
+    .then(t, [{ type: 'ProfileUpdated', data: { profileId: 'p1', organizationId: 'o1', natural: { monthlyIncome: '5000000.00' }, updatedAt: now } }])
+  profile.given(created).when({ type: 'UpdateProfile', natural: { firstName: 'Ana' }, now }).thenNothing(t)
+  profile.given(created).when({ type: 'UpdateProfile', legal: { businessName: 'x' }, now }).thenRefused(t, 'VALIDATION_ERROR')
+})
+
+t.test('sharing with the owner or twice changes nothing', async (t) => {
+  profile.given(created).when({ type: 'ShareProfile', userId: 'u1', sharedBy: 'u1', now }).thenNothing(t)
+  const shared = { type: 'ProfileShared' as const, data: { profileId: 'p1', organizationId: 'o1', userId: 'u2', sharedBy: 'u1', at: now } }
+  profile.given(created).when({ type: 'ShareProfile', userId: 'u2', sharedBy: 'u1', now }).then(t, [shared])
+  profile.given(created, shared).when({ type: 'ShareProfile', userId: 'u2', sharedBy: 'u1', now }).thenNothing(t)
+})
+
+t.test('activation moves only when the state differs; unknown profiles are refused', async (t) => {
+  profile.given(created).when({ type: 'ActivateProfile', now }).thenNothing(t)
+  profile.given(created).when({ type: 'DeactivateProfile', reason: 'duplicate', now })
+    .then(t, [{ type: 'ProfileDeactivated', data: { profileId: 'p1', organizationId: 'o1', reason: 'duplicate', at: now } }])
+  profile.given().when({ type: 'ActivateProfile', now }).thenRefused(t, 'NOT_FOUND')
+})
