@@ -7,6 +7,7 @@ import type { RoleTemplateEvent } from './roleTemplate.js'
 import type { SystemEvent } from './system.js'
 import type { Recorded } from './types.js'
 import type { UserEvent, UsernameEvent } from './user.js'
+import type { WebhookEvent } from './webhook.js'
 
 /** Every event of the service: one union per aggregate, joined here. */
 export type DomainEvent =
@@ -19,6 +20,7 @@ export type DomainEvent =
   | RefreshTokenEvent
   | SystemEvent
   | ProfileEvent
+  | WebhookEvent
 
 export type DomainEventType = DomainEvent['type']
 

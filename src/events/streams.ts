@@ -1,7 +1,7 @@
 /** Stream names: `<aggregate>-<uuid>`. */
 export const streamTypes = [
   'organization', 'user', 'username', 'oauthClient', 'membership', 'roleTemplate', 'refreshTokenFamily', 'system',
-  'profile',
+  'profile', 'webhook',
 ] as const
 
 export type StreamType = (typeof streamTypes)[number]

@@ -1,0 +1,41 @@
+import type { Event } from './types.js'
+
+/** The interface's webhook configuration fields (templates are Go text/template syntax, rendered at send time). */
+export interface WebhookConfiguration {
+  tag: string
+  url: string
+  /** JSON text of HTTP headers; a template. */
+  requestHeader: string
+  /** A template. */
+  requestBody: string
+  authEnabled: boolean
+  authUrl: string
+  authMethod: string
+  authRequestBody: string
+  authRequestHeader: string
+  tokenSourceKey: string
+  tokenType: string
+  authHeader: string
+  tokenHeader: string
+  /** name → JSONPath applied to the destination's response. */
+  responseQueries: Record<string, string>
+  /** Standard Webhooks signing secret, sealed with the data key; null: unsigned (the interface's default). */
+  signingSecret: string | null
+}
+
+export type WebhookCreated = Event<'WebhookCreated', {
+  webhookId: string
+  organizationId: string
+  configuration: WebhookConfiguration
+  createdAt: string
+}>
+/** Carries only the configuration fields that changed. */
+export type WebhookUpdated = Event<'WebhookUpdated', {
+  webhookId: string
+  organizationId: string
+  changes: Partial<WebhookConfiguration>
+  updatedAt: string
+}>
+export type WebhookArchived = Event<'WebhookArchived', { webhookId: string; organizationId: string; archivedAt: string }>
+
+export type WebhookEvent = WebhookCreated | WebhookUpdated | WebhookArchived
