@@ -19,6 +19,17 @@ interface Row {
   recorded_at: string
 }
 
+interface PendingAppend {
+  streamId: string
+  events: NewEvent[]
+  expected: ExpectedRevision
+  resolve(result: AppendResult): void
+  reject(error: unknown): void
+}
+
+/** Most appends committed together in one transaction (one fsync). */
+const MAX_GROUP = 256
+
 export interface SqliteEventStoreOptions {
   /** File path, or ':memory:'. */
   file: string
@@ -46,6 +57,11 @@ const toStored = (row: Row): StoredEvent => ({
  * global position. Expected-revision checks and the append run in one
  * immediate transaction, so concurrent writers (other processes included) are
  * serialized by SQLite and a conflict is reported exactly as EventStoreDB does.
+ *
+ * Group commit: appends that arrive in the same event-loop turn share one
+ * transaction, and so one fsync; each runs in its own savepoint, so a refused
+ * append changes nothing and never affects the others. Every caller is
+ * answered after the shared commit, so an acknowledged append is durable.
  */
 export class SqliteEventStore implements EventStore {
   readonly kind = 'sqlite' as const
@@ -56,7 +72,10 @@ export class SqliteEventStore implements EventStore {
   private readonly openSubscriptions = new Set<() => void>()
   private closed = false
   private readonly statements
-  private readonly appendTransaction: Database.Transaction<(streamId: string, events: NewEvent[], expected: ExpectedRevision) => AppendResult>
+  private readonly appendOne: Database.Transaction<(streamId: string, events: NewEvent[], expected: ExpectedRevision) => AppendResult>
+  private readonly appendGroup: Database.Transaction<(group: PendingAppend[]) => Array<AppendResult | { error: unknown }>>
+  private pending: PendingAppend[] = []
+  private flushScheduled = false
 
   constructor(options: SqliteEventStoreOptions) {
     if (options.file !== ':memory:') fs.mkdirSync(path.dirname(options.file), { recursive: true })
@@ -94,16 +113,58 @@ export class SqliteEventStore implements EventStore {
         'SELECT * FROM events WHERE position < ? ORDER BY position DESC LIMIT ?'),
       head: this.db.prepare<[], { head: number | null }>('SELECT MAX(position) AS head FROM events'),
     }
-    this.appendTransaction = this.db.transaction((streamId: string, events: NewEvent[], expected: ExpectedRevision) =>
+    // Nested inside appendGroup, better-sqlite3 runs this as a savepoint.
+    this.appendOne = this.db.transaction((streamId: string, events: NewEvent[], expected: ExpectedRevision) =>
       this.appendInTransaction(streamId, events, expected))
+    this.appendGroup = this.db.transaction((group: PendingAppend[]) =>
+      group.map((item) => {
+        try {
+          return this.appendOne(item.streamId, item.events, item.expected)
+        } catch (error) {
+          return { error }
+        }
+      }))
   }
 
   async append(streamId: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
     this.assertOpen()
     if (events.length === 0) throw new Error('append needs at least one event')
-    const result = this.appendTransaction.immediate(streamId, events, expectedRevision)
-    this.appended.next(result.position)
-    return result
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.pending.push({ streamId, events, expected: expectedRevision, resolve, reject })
+      if (!this.flushScheduled) {
+        this.flushScheduled = true
+        setImmediate(() => this.flush())
+      }
+    })
+  }
+
+  private flush(): void {
+    this.flushScheduled = false
+    while (this.pending.length > 0) {
+      const group = this.pending.splice(0, MAX_GROUP)
+      if (this.closed) {
+        for (const item of group) item.reject(new Error('event store is closed'))
+        continue
+      }
+      let outcomes: Array<AppendResult | { error: unknown }>
+      try {
+        outcomes = this.appendGroup.immediate(group)
+      } catch (error) {
+        for (const item of group) item.reject(error)
+        continue
+      }
+      let head = 0
+      for (const [index, item] of group.entries()) {
+        const outcome = outcomes[index]
+        if (outcome === undefined || 'error' in outcome) {
+          item.reject(outcome?.error ?? new Error('append lost'))
+        } else {
+          head = Math.max(head, outcome.position)
+          item.resolve(outcome)
+        }
+      }
+      if (head > 0) this.appended.next(head)
+    }
   }
 
   private appendInTransaction(streamId: string, events: NewEvent[], expected: ExpectedRevision): AppendResult {

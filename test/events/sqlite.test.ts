@@ -36,3 +36,21 @@ t.test('a subscription sees events another process appends to the same file', as
   t.equal(await first, 'organization-y', 'picked up by polling, not by an in-process signal')
   await subscription.close()
 })
+
+t.test('appends in the same turn share a commit, yet a refused or failing one changes nothing and spares the others', async (t) => {
+  const store = new SqliteEventStore({ file: path.join(tempDir(), 'events.sqlite') })
+  t.teardown(() => store.close())
+  const taken = event()
+  await store.append('organization-taken', [taken], 'no_stream')
+  const good = Array.from({ length: 40 }, (_, i) => store.append(`organization-g${i}`, [event(), event()], 'no_stream'))
+  const wrongRevision = store.append('organization-taken', [event()], 7)
+  // The second event reuses an existing id: the insert fails after the first event was written in the savepoint.
+  const halfFailing = store.append('organization-half', [event(), { ...event(), id: taken.id }], 'no_stream')
+  const results = await Promise.allSettled([...good, wrongRevision, halfFailing])
+  t.equal(results.slice(0, 40).filter((r) => r.status === 'fulfilled').length, 40, 'every valid append went through')
+  t.equal(results[40]?.status, 'rejected')
+  t.equal(results[41]?.status, 'rejected')
+  t.equal(await store.streamRevision('organization-half'), 'no_stream', 'nothing of the failing append remains')
+  t.equal(await store.streamRevision('organization-taken'), 0)
+  t.equal(await store.streamRevision('organization-g39'), 1)
+})

@@ -1,0 +1,31 @@
+import path from 'node:path'
+import { appendBench } from './append.js'
+import { table, writeResults, type BenchResult } from './lib/report.js'
+
+/** Every benchmark: `npm run bench` runs all, `npm run bench -- <name>` one. */
+const benchmarks: Record<string, () => Promise<BenchResult[]>> = {
+  append: appendBench,
+}
+
+const main = async () => {
+  const wanted = process.argv.slice(2)
+  const unknown = wanted.filter((w) => !(w in benchmarks))
+  if (unknown.length > 0) {
+    process.stderr.write(`unknown benchmark(s): ${unknown.join(', ')}; known: ${Object.keys(benchmarks).join(', ')}\n`)
+    process.exit(2)
+  }
+  const names = wanted.length > 0 ? wanted : Object.keys(benchmarks)
+  const results: BenchResult[] = []
+  for (const name of names) {
+    process.stderr.write(`running ${name}…\n`)
+    const run = benchmarks[name]
+    if (run !== undefined) results.push(...await run())
+  }
+  process.stdout.write(`${table(results)}\n`)
+  writeResults(path.resolve(import.meta.dirname, '..'), results)
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`)
+  process.exit(1)
+})
