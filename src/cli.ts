@@ -31,7 +31,7 @@ const printCredentials = (credentials: { client_id: string; client_secret: strin
 const serve = async () => {
   const server = await startServer(loadConfig())
   printCredentials(server.bootstrap.generated)
-  server.runtime.logger.info({ address: server.address }, 'credit-service listening')
+  print(`credit-service listening on ${server.address}`)
   const shutdown = (signal: string) => {
     server.runtime.logger.info({ signal }, 'shutting down')
     void server.close().then(() => process.exit(0), (error: unknown) => {

@@ -24,7 +24,7 @@ export const spawnServer = (env: Record<string, string>): Promise<ServerProcess>
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${lines.join('\n')}`)), 30_000)
     const onLine = (line: string) => {
       lines.push(line)
-      const match = /"address":"(http:\/\/[^"]+)"/.exec(line)
+      const match = /listening on (http:\/\/\S+)/.exec(line)
       if (match?.[1] !== undefined) {
         clearTimeout(timer)
         resolve({ child, url: match[1], lines, exited })
