@@ -24,7 +24,7 @@ export const configurationFields = {
   responseQueries: Type.Record(Type.String({ maxLength: 64 }), Type.String({ minLength: 1, maxLength: 1000 }), {
     maxProperties: 50, description: 'name → JSONPath over the destination\'s JSON response; results usable through fromWebhook',
   }),
-  signingSecret: Type.Union([Type.String({ maxLength: 200 }), Type.Null()], {
+  signingSecret: Type.Union([Type.Null(), Type.String({ maxLength: 200 })], {
     description: 'Standard Webhooks secret (whsec_ + base64 of 24–64 bytes): signs each send; null: unsigned (the default). Never returned.',
   }),
 }

@@ -202,7 +202,7 @@ class Parser {
       const token = this.nextNonSpace()
       if (token.type === end) {
         if (afterPipe) this.fail('missing command after |', token.position)
-        this.checkPipeline(pipe, token)
+        this.checkPipeline(pipe, token, context)
         return pipe
       }
       if (token.type === 'eof' || token.type === 'rightDelim' || token.type === 'rightParen') this.unexpected(token, context)
@@ -236,11 +236,11 @@ class Parser {
     this.index = mark
   }
 
-  private checkPipeline(pipe: Pipeline, endToken: Token): void {
+  private checkPipeline(pipe: Pipeline, endToken: Token, context: string): void {
     if (pipe.commands.length === 0) {
       if (pipe.variables.length > 0) this.fail('missing value for declaration', endToken.position)
       if (endToken.type === 'rightParen') this.fail('missing value in parentheses', endToken.position)
-      this.fail('missing value for command', endToken.position)
+      this.fail(`missing value for ${context}`, endToken.position)
     }
     pipe.commands.forEach((command, stage) => {
       const [head] = command.args

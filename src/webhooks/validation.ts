@@ -24,10 +24,16 @@ const templateError = (field: string, error: unknown): ConfigurationError | null
   return null
 }
 
-/** Renders a template against the empty credit; a field error instead when it does not compile or render. */
-const tryRender = (field: string, source: string): { text: string } | { error: ConfigurationError } => {
+/**
+ * Compiles a template and, for URLs and headers (whose shape is checked),
+ * renders it against the empty credit; a field error instead when it does not
+ * compile or render. Bodies are only compiled: `index .Credit.Installments 0`
+ * is fine for a real credit even though the empty one has no installments.
+ */
+const tryRender = (field: string, source: string, render: boolean): { text: string } | { error: ConfigurationError } => {
   try {
-    return { text: compileTemplate(source).render(emptyTemplateContext(), previewEnvironment) }
+    const compiled = compileTemplate(source)
+    return { text: render ? compiled.render(emptyTemplateContext(), previewEnvironment) : '' }
   } catch (error) {
     const problem = templateError(field, error)
     if (problem === null) throw error
@@ -62,7 +68,7 @@ export const validateConfiguration = (config: Omit<WebhookConfiguration, 'signin
     ...(config.authEnabled ? [['authUrl', 'url'], ['authRequestHeader', 'headers'], ['authRequestBody', 'text']] as Array<[TemplateField, 'url' | 'headers' | 'text']> : []),
   ]
   for (const [field, kind] of checked) {
-    const rendered = tryRender(at(field), config[field])
+    const rendered = tryRender(at(field), config[field], kind !== 'text')
     if ('error' in rendered) {
       errors.push(rendered.error)
       continue
@@ -78,7 +84,7 @@ export const validateConfiguration = (config: Omit<WebhookConfiguration, 'signin
   }
   if (!config.authEnabled) {
     for (const field of templateFields.filter((f) => f.startsWith('auth'))) {
-      const rendered = tryRender(at(field), config[field])
+      const rendered = tryRender(at(field), config[field], false)
       if ('error' in rendered) errors.push(rendered.error)
     }
   }
