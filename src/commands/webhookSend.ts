@@ -1,31 +1,13 @@
-import type { RecordedAuthExchange, RecordedRequest, RecordedResponse, SendError, SendTrigger, WebhookSendEvent } from '../events/webhookSend.js'
+import type { WebhookSendCompleted, WebhookSendEvent, WebhookSendStarted } from '../events/webhookSend.js'
 import { AppError } from '../shared/errors.js'
 import type { Aggregate } from './decider.js'
 
+type StartedData = WebhookSendStarted['data']
+type CompletedData = WebhookSendCompleted['data']
+
 export type WebhookSendCommand =
-  | {
-    type: 'StartWebhookSend'
-    sendId: string
-    organizationId: string
-    webhookId: string | null
-    tag: string
-    trigger: SendTrigger
-    creditId: string | null
-    orderId: string | null
-    request: RecordedRequest | null
-    now: string
-  }
-  | {
-    type: 'CompleteWebhookSend'
-    outcome: 'delivered' | 'failed'
-    request: RecordedRequest | null
-    response: RecordedResponse | null
-    auth: RecordedAuthExchange | null
-    error: SendError | null
-    responseQueryResults: Record<string, unknown>
-    durationMs: number
-    now: string
-  }
+  | ({ type: 'StartWebhookSend'; now: string } & Omit<StartedData, 'startedAt'>)
+  | ({ type: 'CompleteWebhookSend'; now: string } & Omit<CompletedData, 'sendId' | 'organizationId' | 'webhookId' | 'completedAt'>)
   | { type: 'MarkWebhookSendUnknown'; reason: string; now: string }
 
 export interface WebhookSendState {

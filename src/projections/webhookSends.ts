@@ -1,27 +1,17 @@
-import type { RecordedAuthExchange, RecordedRequest, RecordedResponse, SendError, SendTrigger } from '../events/webhookSend.js'
+import type { WebhookSendCompleted, WebhookSendStarted } from '../events/webhookSend.js'
 import { applyAt, defineProjection, updateAt } from './projection.js'
 import type { Filter, ReadStore } from './readStore.js'
 
-/** One send as the log endpoints show it. */
-export interface WebhookSendDoc {
-  _id: string
-  _position?: number
-  organizationId: string
-  webhookId: string | null
-  tag: string
-  trigger: SendTrigger
-  creditId: string | null
-  orderId: string | null
-  status: 'started' | 'delivered' | 'failed' | 'unknown'
-  request: RecordedRequest | null
-  response: RecordedResponse | null
-  auth: RecordedAuthExchange | null
-  error: SendError | null
-  responseQueryResults: Record<string, unknown>
-  durationMs: number | null
-  startedAt: string
-  completedAt: string | null
-}
+/** One send as the log endpoints show it: its start, then its outcome. */
+export type WebhookSendDoc = Omit<WebhookSendStarted['data'], 'sendId'>
+  & Pick<WebhookSendCompleted['data'], 'response' | 'auth' | 'error' | 'responseQueryResults'>
+  & {
+    _id: string
+    _position?: number
+    status: 'started' | 'delivered' | 'failed' | 'unknown'
+    durationMs: number | null
+    completedAt: string | null
+  }
 
 const collection = { name: 'webhook_sends', indexes: [{ organizationId: 1 }, { webhookId: 1 }, { creditId: 1 }, { status: 1 }] } as const
 

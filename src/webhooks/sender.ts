@@ -2,7 +2,7 @@ import type { Agent } from 'undici'
 import type { CommandContext } from '../commands/handler.js'
 import { webhookSendAggregate } from '../commands/webhookSend.js'
 import type { WebhookConfiguration } from '../events/webhook.js'
-import type { RecordedAuthExchange, RecordedRequest, RecordedResponse, SendError, SendTrigger } from '../events/webhookSend.js'
+import type { RecordedAuthExchange, SendError, SendTrigger, WebhookSendCompleted } from '../events/webhookSend.js'
 import type { Services } from '../services.js'
 import type { TemplateContext } from '../templates/context.js'
 import { createWebhookAgent } from './destination.js'
@@ -33,16 +33,8 @@ export interface SendRequest {
 }
 
 /** What a send did, for the caller; headers masked as in the log, bodies complete. */
-export interface SendReport {
-  sendId: string
-  outcome: 'delivered' | 'failed'
-  request: RecordedRequest | null
-  response: RecordedResponse | null
-  auth: RecordedAuthExchange | null
-  error: SendError | null
-  responseQueryResults: Record<string, unknown>
-  durationMs: number
-}
+export type SendReport = { sendId: string } & Pick<WebhookSendCompleted['data'],
+  'outcome' | 'request' | 'response' | 'auth' | 'error' | 'responseQueryResults' | 'durationMs'>
 
 const agents = new Map<boolean, Agent>()
 const agentFor = (allowPrivate: boolean): Agent => {

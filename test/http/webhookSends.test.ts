@@ -6,12 +6,11 @@ import t from 'tap'
 import { webhookSendAggregate } from '../../src/commands/webhookSend.js'
 import { createRuntime } from '../../src/runtime.js'
 import { newId } from '../../src/shared/ids.js'
-import { createTestApp, type TestApp } from '../helpers/app.js'
+import { organizationApi } from '../helpers/api.js'
+import { createTestApp } from '../helpers/app.js'
 import { startSink } from '../helpers/sink.js'
 
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
-const api = (svc: TestApp) => (method: Method, url: string, payload?: unknown) =>
-  svc.call({ method, url: `/v1${url}`, token: svc.adminToken, organizationId: svc.organizationId, ...(payload === undefined ? {} : { payload }) })
+const api = organizationApi
 
 const testApp = (t: Parameters<typeof createTestApp>[0], config: Parameters<typeof createTestApp>[1] = {}) =>
   createTestApp(t, { config: { webhookAllowPrivateNetworks: true, ...config.config } })

@@ -1,10 +1,9 @@
 import t from 'tap'
 import { webhookAggregate } from '../../src/commands/webhook.js'
-import { createTestApp, type TestApp } from '../helpers/app.js'
+import { organizationApi } from '../helpers/api.js'
+import { createTestApp } from '../helpers/app.js'
 
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
-const api = (svc: TestApp, organizationId = svc.organizationId) => (method: Method, url: string, payload?: unknown) =>
-  svc.call({ method, url: `/v1${url}`, token: svc.adminToken, organizationId, ...(payload === undefined ? {} : { payload }) })
+const api = organizationApi
 
 const valid = {
   tag: 'erp',
