@@ -3,6 +3,8 @@ import { organizationsProjection } from './organizations.js'
 import { principalsProjection } from './principals.js'
 import type { Projection } from './projection.js'
 import { roleTemplatesProjection } from './roleTemplates.js'
+import { webhooksProjection } from './webhooks.js'
+import { webhookSendsProjection } from './webhookSends.js'
 
 /** Every read model of the service. */
 export const allProjections: readonly Projection[] = [
@@ -10,4 +12,6 @@ export const allProjections: readonly Projection[] = [
   principalsProjection,
   membershipsProjection,
   roleTemplatesProjection,
+  webhooksProjection,
+  webhookSendsProjection,
 ]

@@ -3,6 +3,8 @@ import { organizationQueries } from './organizations.js'
 import { principalQueries } from './principals.js'
 import type { ReadStore } from './readStore.js'
 import { roleTemplateQueries } from './roleTemplates.js'
+import { webhookQueries } from './webhooks.js'
+import { webhookSendQueries } from './webhookSends.js'
 
 /** Every query function the HTTP layer and the process managers may call, bound to the read store. */
 export const createQueries = (store: ReadStore) => ({
@@ -10,6 +12,8 @@ export const createQueries = (store: ReadStore) => ({
   principals: principalQueries(store),
   memberships: membershipQueries(store),
   roleTemplates: roleTemplateQueries(store),
+  webhooks: webhookQueries(store),
+  webhookSends: webhookSendQueries(store),
 })
 
 export type Queries = ReturnType<typeof createQueries>

@@ -75,6 +75,11 @@ export const settings = {
   cronEnabled: flag('CRON_ENABLED', true, 'Run the node-cron schedules (expiry jobs, snapshots)'),
   processesEnabled: flag('PROCESSES_ENABLED', true, 'Run the process managers (webhooks, exports, payment application)'),
   shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 'Longest wait for in-flight requests on SIGTERM/SIGINT', 0),
+  webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', 10_000, 'Timeout in milliseconds of each outbound webhook request (and of its token request)', 1),
+  webhookAllowPrivateNetworks: flag('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false, 'Let webhooks reach loopback, private, link-local and cloud-metadata addresses (tests and local development only)'),
+  webhookLogBodyMaxBytes: integer('WEBHOOK_LOG_BODY_MAX_BYTES', 65_536, 'Bytes of each request and response body kept in webhook send logs (the rest is cut)', 0),
+  webhookResponseMaxBytes: integer('WEBHOOK_RESPONSE_MAX_BYTES', 1_048_576, 'Bytes of a destination or token response read at most (response queries see only these)', 1024),
+  webhookTemplateMaxOutput: integer('WEBHOOK_TEMPLATE_MAX_OUTPUT', 1_048_576, 'Largest text in characters one webhook template may render', 1024),
 } as const
 
 type Settings = typeof settings

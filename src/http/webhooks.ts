@@ -1,0 +1,129 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { webhookAggregate } from '../commands/webhook.js'
+import type { WebhookConfiguration } from '../events/webhook.js'
+import type { Services } from '../services.js'
+import { notFound } from '../shared/errors.js'
+import { newId } from '../shared/ids.js'
+import { configurationDefaults, resolveConfiguration } from '../webhooks/configuration.js'
+import { commandContext, organizationOf } from './context.js'
+import { failures, OrganizationHeaders, Pagination, pagination, PageQuery, Uuid } from './schemas.js'
+import { configurationFields, SendLog, sendLogView, Webhook, webhookView } from './webhookSchemas.js'
+
+const { tag, url, ...optionalFields } = configurationFields
+const CreateBody = Type.Object({ tag, url, ...Type.Partial(Type.Object(optionalFields)).properties }, { additionalProperties: false })
+const UpdateBody = Type.Partial(Type.Object(configurationFields), { additionalProperties: false, minProperties: 1 })
+const Params = Type.Object({ webhookid: Uuid })
+const One = Type.Object({ status: Type.Literal('success'), data: Webhook })
+
+/** Webhook configuration: create, list, read, update, archive; and each webhook's send log. */
+export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const { queries } = services
+
+  const load = async (organizationId: string, id: string) => {
+    const doc = await queries.webhooks.get(organizationId, id)
+    if (doc === null) throw notFound('webhook', id)
+    return doc
+  }
+
+  app.post('/webhook', {
+    config: { organization: 'header', permissions: ['WriteWebhook'] },
+    schema: {
+      summary: 'Create a webhook (it fires only once a credit line links it)',
+      tags: ['Webhooks'],
+      headers: OrganizationHeaders,
+      body: CreateBody,
+      response: { 201: One, ...failures(400, 401, 403) },
+    },
+  }, async (request, reply) => {
+    const organizationId = organizationOf(request).id
+    const base: WebhookConfiguration = { ...configurationDefaults, tag: request.body.tag, url: request.body.url, signingSecret: null }
+    const configuration = resolveConfiguration(base, request.body, services.dataKey)
+    const id = newId()
+    await services.execute(webhookAggregate, id, {
+      type: 'CreateWebhook', webhookId: id, organizationId, configuration, now: services.clock.now().toISOString(),
+    }, commandContext(request))
+    return reply.code(201).send({ status: 'success', data: webhookView(await load(organizationId, id)) })
+  })
+
+  app.get('/webhooks', {
+    config: { organization: 'header', permissions: ['ReadWebhook'] },
+    schema: {
+      summary: 'List webhooks (archived ones only when asked)',
+      tags: ['Webhooks'],
+      headers: OrganizationHeaders,
+      querystring: Type.Object({
+        ...PageQuery.properties,
+        includeArchived: Type.Boolean({ default: false, description: 'also list archived webhooks' }),
+        tag: Type.Optional(Type.String({ maxLength: 100, description: 'only webhooks with this tag' })),
+      }, { additionalProperties: false }),
+      response: { 200: Type.Object({ status: Type.Literal('success'), data: Type.Array(Webhook), pagination: Pagination }), ...failures(400, 401, 403) },
+    },
+  }, async (request) => {
+    const { page, limit, includeArchived, tag: byTag } = request.query
+    const { items, total } = await queries.webhooks.list({
+      organizationId: organizationOf(request).id, includeArchived, offset: (page - 1) * limit, limit, ...(byTag === undefined ? {} : { tag: byTag }),
+    })
+    return { status: 'success' as const, data: items.map(webhookView), pagination: pagination(page, limit, total) }
+  })
+
+  app.get('/webhook/:webhookid', {
+    config: { organization: 'header', permissions: ['ReadWebhook'] },
+    schema: { summary: 'One webhook', tags: ['Webhooks'], headers: OrganizationHeaders, params: Params, response: { 200: One, ...failures(401, 403, 404) } },
+  }, async (request) => ({ status: 'success' as const, data: webhookView(await load(organizationOf(request).id, request.params.webhookid)) }))
+
+  app.put('/webhook/:webhookid', {
+    config: { organization: 'header', permissions: ['WriteWebhook'] },
+    schema: {
+      summary: 'Update a webhook (any subset of its configuration)',
+      tags: ['Webhooks'],
+      headers: OrganizationHeaders,
+      params: Params,
+      body: UpdateBody,
+      response: { 200: One, ...failures(400, 401, 403, 404, 409) },
+    },
+  }, async (request) => {
+    const organizationId = organizationOf(request).id
+    const current = await load(organizationId, request.params.webhookid)
+    const configuration = resolveConfiguration(current.configuration, request.body, services.dataKey)
+    const changed = Object.keys(request.body).filter((key): key is keyof WebhookConfiguration => key in configuration)
+    await services.execute(webhookAggregate, request.params.webhookid, {
+      type: 'UpdateWebhook', changes: Object.fromEntries(changed.map((key) => [key, configuration[key]])), now: services.clock.now().toISOString(),
+    }, commandContext(request))
+    return { status: 'success' as const, data: webhookView(await load(organizationId, request.params.webhookid)) }
+  })
+
+  app.delete('/webhook/:webhookid', {
+    config: { organization: 'header', permissions: ['WriteWebhook'] },
+    schema: {
+      summary: 'Archive a webhook: it stays readable with its logs, and never fires again',
+      tags: ['Webhooks'],
+      headers: OrganizationHeaders,
+      params: Params,
+      response: { 200: One, ...failures(401, 403, 404) },
+    },
+  }, async (request) => {
+    const organizationId = organizationOf(request).id
+    await load(organizationId, request.params.webhookid)
+    await services.execute(webhookAggregate, request.params.webhookid, { type: 'ArchiveWebhook', now: services.clock.now().toISOString() }, commandContext(request))
+    return { status: 'success' as const, data: webhookView(await load(organizationId, request.params.webhookid)) }
+  })
+
+  app.get('/webhook/:webhookid/logs', {
+    config: { organization: 'header', permissions: ['ReadWebhook'] },
+    schema: {
+      summary: 'Sends of a webhook (automatic, manual and test), newest first',
+      tags: ['Webhooks'],
+      headers: OrganizationHeaders,
+      params: Params,
+      querystring: Type.Object(PageQuery.properties, { additionalProperties: false }),
+      response: { 200: Type.Object({ status: Type.Literal('success'), data: Type.Array(SendLog), pagination: Pagination }), ...failures(400, 401, 403, 404) },
+    },
+  }, async (request) => {
+    const organizationId = organizationOf(request).id
+    await load(organizationId, request.params.webhookid)
+    const { page, limit } = request.query
+    const { items, total } = await queries.webhookSends.byWebhook(request.params.webhookid, { organizationId, offset: (page - 1) * limit, limit })
+    return { status: 'success' as const, data: items.map(sendLogView), pagination: pagination(page, limit, total) }
+  })
+}

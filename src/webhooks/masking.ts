@@ -1,0 +1,77 @@
+import type { RecordedRequest, RecordedResponse } from '../events/webhookSend.js'
+import type { IncomingResponse, OutgoingRequest } from './http.js'
+
+/**
+ * What a send log keeps: header values that carry credentials are masked
+ * (`Bearer ***`), a fetched token is masked wherever it appears, JSON fields
+ * of token exchanges named like secrets are masked, and bodies are cut at
+ * WEBHOOK_LOG_BODY_MAX_BYTES.
+ */
+const SENSITIVE_HEADER = /authorization|cookie|token|secret|password|passwd|api[-_]?key|credential|session/i
+const SENSITIVE_FIELD = /token|secret|password|passwd|api[-_]?key|credential|client[-_]?assertion/i
+const MASK = '***'
+
+export interface MaskingRules {
+  /** Header names (any case) to mask besides the usual credential headers: the configured authHeader and tokenHeader. */
+  headers: readonly string[]
+  /** Values to mask wherever they appear (the fetched token). */
+  secrets: readonly string[]
+  /** Mask JSON fields named like secrets in bodies (token exchanges). */
+  maskJsonFields: boolean
+  maxBodyBytes: number
+}
+
+const maskValue = (value: string): string => {
+  const scheme = /^(Bearer|Basic|Token|Digest|Bot|ApiKey|MAC|Hawk)\s+\S/i.exec(value)
+  return scheme === null ? MASK : `${scheme[1]} ${MASK}`
+}
+
+const hideSecrets = (text: string, secrets: readonly string[]): string =>
+  secrets.filter((s) => s.length >= 4).reduce((out, secret) => out.split(secret).join(MASK), text)
+
+export const maskHeaders = (headers: Record<string, string>, rules: Pick<MaskingRules, 'headers' | 'secrets'>): Record<string, string> => {
+  const extra = new Set(rules.headers.filter(Boolean).map((h) => h.toLowerCase()))
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [
+    name, SENSITIVE_HEADER.test(name) || extra.has(name.toLowerCase()) ? maskValue(value) : hideSecrets(value, rules.secrets),
+  ]))
+}
+
+const maskJson = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(maskJson)
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, SENSITIVE_FIELD.test(key) && typeof child !== 'object' ? MASK : maskJson(child)]))
+  }
+  return value
+}
+
+const maskFields = (body: string): string => {
+  try {
+    return JSON.stringify(maskJson(JSON.parse(body)))
+  } catch {
+    return body.replace(/((?:^|&)[^=&]*(?:token|secret|password|api[-_]?key)[^=&]*=)[^&]*/gi, `$1${MASK}`)
+  }
+}
+
+/** The first `max` bytes of a body, never ending inside a UTF-8 sequence. */
+export const cutBody = (body: string, max: number): { body: string; bodyBytes: number; bodyTruncated: boolean } => {
+  const bytes = Buffer.from(body, 'utf8')
+  if (bytes.length <= max) return { body, bodyBytes: bytes.length, bodyTruncated: false }
+  return { body: bytes.subarray(0, max).toString('utf8').replace(/\uFFFD+$/, ''), bodyBytes: bytes.length, bodyTruncated: true }
+}
+
+const recordBody = (body: string, rules: MaskingRules) => {
+  const masked = hideSecrets(rules.maskJsonFields ? maskFields(body) : body, rules.secrets)
+  return cutBody(masked, rules.maxBodyBytes)
+}
+
+export const recordRequest = (request: OutgoingRequest, rules: MaskingRules): RecordedRequest => ({
+  method: request.method,
+  url: hideSecrets(request.url, rules.secrets),
+  headers: maskHeaders(request.headers, rules),
+  ...recordBody(request.body, rules),
+})
+
+export const recordResponse = (response: IncomingResponse, rules: MaskingRules): RecordedResponse => {
+  const recorded = recordBody(response.body, rules)
+  return { status: response.status, headers: maskHeaders(response.headers, rules), ...recorded, bodyTruncated: recorded.bodyTruncated || response.truncated }
+}

@@ -1,0 +1,188 @@
+import type { Agent } from 'undici'
+import type { CommandContext } from '../commands/handler.js'
+import { webhookSendAggregate } from '../commands/webhookSend.js'
+import type { WebhookConfiguration } from '../events/webhook.js'
+import type { RecordedAuthExchange, SendError, SendTrigger, WebhookSendCompleted } from '../events/webhookSend.js'
+import type { Services } from '../services.js'
+import type { TemplateContext } from '../templates/context.js'
+import { createWebhookAgent } from './destination.js'
+import { exchange, type Exchange, type IncomingResponse, type OutgoingRequest } from './http.js'
+import { recordRequest, recordResponse, type MaskingRules } from './masking.js'
+import { RenderFailure, renderWebhook, type RenderedWebhook } from './render.js'
+import { runResponseQueries } from './responseQueries.js'
+import { signatureHeaders } from './signing.js'
+import { authorization, extractToken } from './token.js'
+
+/** A configuration ready to send: the signing secret in the clear (unsealed by the caller). */
+export type SendableConfiguration = Omit<WebhookConfiguration, 'signingSecret'> & { signingSecret: string | null }
+
+export interface SendRequest {
+  /** Automatic sends: deterministicId of (trigger event, webhook); a second send with the same id sends nothing. */
+  sendId: string
+  organizationId: string
+  webhookId: string | null
+  configuration: SendableConfiguration
+  context: TemplateContext
+  fromWebhook(tag: string, query: string): unknown
+  trigger: SendTrigger
+  creditId: string | null
+  orderId: string | null
+  /** Standard Webhooks message id (default: sendId); a manual re-send may repeat the original's. */
+  messageId?: string
+  commandContext: CommandContext
+}
+
+/** What a send did, for the caller; headers masked as in the log, bodies complete. */
+export type SendReport = { sendId: string } & Pick<WebhookSendCompleted['data'],
+  'outcome' | 'request' | 'response' | 'auth' | 'error' | 'responseQueryResults' | 'durationMs'>
+
+const agents = new Map<boolean, Agent>()
+const agentFor = (allowPrivate: boolean): Agent => {
+  const existing = agents.get(allowPrivate)
+  if (existing !== undefined) return existing
+  const agent = createWebhookAgent(allowPrivate)
+  agents.set(allowPrivate, agent)
+  return agent
+}
+
+const isSuccess = (response: IncomingResponse | null): response is IncomingResponse => response !== null && response.status >= 200 && response.status < 300
+
+interface Recorders {
+  log: MaskingRules
+  answer: MaskingRules
+}
+
+/**
+ * Sends webhooks and records every send as events: `WebhookSendStarted`
+ * before anything goes on the wire, `WebhookSendCompleted` with the whole
+ * exchange after. Used by POST /webhook-test and, in the credit phase, by the
+ * firing process manager and manual re-sends.
+ */
+export class WebhookSender {
+  constructor(private readonly services: Services) {}
+
+  private get httpOptions() {
+    const { config } = this.services
+    return {
+      agent: agentFor(config.webhookAllowPrivateNetworks),
+      timeoutMs: config.webhookTimeoutMs,
+      maxResponseBytes: config.webhookResponseMaxBytes,
+      allowPrivate: config.webhookAllowPrivateNetworks,
+    }
+  }
+
+  private recorders(configuration: SendableConfiguration, secrets: string[]): Recorders {
+    const base = { headers: [configuration.authHeader, configuration.tokenHeader], secrets, maskJsonFields: false }
+    return {
+      log: { ...base, maxBodyBytes: this.services.config.webhookLogBodyMaxBytes },
+      answer: { ...base, maxBodyBytes: Number.POSITIVE_INFINITY },
+    }
+  }
+
+  /** Renders the templates and signs the body; the request exactly as it will leave, but for the token. */
+  render(request: Pick<SendRequest, 'configuration' | 'context' | 'fromWebhook' | 'sendId' | 'messageId'>, at: Date): RenderedWebhook {
+    const rendered = renderWebhook(request.configuration, request.context, { now: at, fromWebhook: request.fromWebhook }, {
+      maxOutput: this.services.config.webhookTemplateMaxOutput,
+    })
+    const secret = request.configuration.signingSecret
+    if (secret === null) return rendered
+    const signature = signatureHeaders(secret, request.messageId ?? request.sendId, at, rendered.request.body)
+    return { ...rendered, request: { ...rendered.request, headers: { ...rendered.request.headers, ...signature } } }
+  }
+
+  /**
+   * Sends once. Answers null, sending nothing, when a send with this id was
+   * started before (a redelivered trigger, a restart): the log already has it.
+   */
+  async send(request: SendRequest): Promise<SendReport | null> {
+    const { services } = this
+    const startedAt = services.clock.now()
+    const clockStart = performance.now()
+    let rendered: RenderedWebhook | null = null
+    let renderError: SendError | null = null
+    try {
+      rendered = this.render(request, startedAt)
+    } catch (error) {
+      if (!(error instanceof RenderFailure)) throw error
+      renderError = error.error
+    }
+    const recorders = this.recorders(request.configuration, [])
+    const started = await services.commands.execute(webhookSendAggregate, request.sendId, {
+      type: 'StartWebhookSend', sendId: request.sendId, organizationId: request.organizationId, webhookId: request.webhookId,
+      tag: request.configuration.tag, trigger: request.trigger, creditId: request.creditId, orderId: request.orderId,
+      request: rendered === null ? null : recordRequest(rendered.request, recorders.log), now: startedAt.toISOString(),
+    }, request.commandContext)
+    if (started.events.length === 0) return null
+
+    const outcome = rendered === null
+      ? { request: null, auth: null, exchange: null, error: renderError, secrets: [] }
+      : await this.deliver(rendered, request.configuration)
+    const finalRecorders = this.recorders(request.configuration, outcome.secrets)
+    const delivered = outcome.error === null && isSuccess(outcome.exchange?.response ?? null)
+    const response = outcome.exchange?.response ?? null
+    const responseQueryResults = delivered && response !== null ? runResponseQueries(request.configuration.responseQueries, response.body) : {}
+    const durationMs = Math.round(performance.now() - clockStart)
+    const recordAuth = (rules: MaskingRules): RecordedAuthExchange | null => outcome.auth === null ? null : {
+      request: recordRequest(outcome.auth.request, { ...rules, maskJsonFields: true }),
+      response: outcome.auth.response === null ? null : recordResponse(outcome.auth.response, { ...rules, maskJsonFields: true }),
+      error: outcome.auth.error,
+      durationMs: outcome.auth.durationMs,
+    }
+    const view = (rules: MaskingRules) => ({
+      request: outcome.request === null ? null : recordRequest(outcome.request, rules),
+      response: response === null ? null : recordResponse(response, rules),
+      auth: recordAuth(rules),
+    })
+    const logged = view(finalRecorders.log)
+    await services.execute(webhookSendAggregate, request.sendId, {
+      type: 'CompleteWebhookSend', outcome: delivered ? 'delivered' : 'failed', ...logged, error: outcome.error,
+      responseQueryResults, durationMs, now: services.clock.now().toISOString(),
+    }, request.commandContext)
+    return { sendId: request.sendId, outcome: delivered ? 'delivered' : 'failed', ...view(finalRecorders.answer), error: outcome.error, responseQueryResults, durationMs }
+  }
+
+  /** The token request (when configured), then the webhook request. */
+  private async deliver(rendered: RenderedWebhook, configuration: SendableConfiguration): Promise<{
+    request: OutgoingRequest | null
+    auth: Exchange | null
+    exchange: Exchange | null
+    error: SendError | null
+    secrets: string[]
+  }> {
+    let request = rendered.request
+    let auth: Exchange | null = null
+    const secrets: string[] = []
+    if (rendered.auth !== null) {
+      auth = await exchange(rendered.auth, this.httpOptions)
+      const authResponse = auth.response
+      if (auth.error !== null || !isSuccess(authResponse)) {
+        const reason = auth.error?.message ?? `the token endpoint answered ${authResponse?.status ?? 'nothing'}`
+        return { request: null, auth, exchange: null, error: { code: 'AUTH_FAILED', message: `token request failed: ${reason}` }, secrets }
+      }
+      const token = extractToken(authResponse, configuration)
+      if ('error' in token) return { request: null, auth, exchange: null, error: token.error, secrets }
+      secrets.push(token.token)
+      const [header, value] = authorization(configuration, token.token)
+      const others = Object.fromEntries(Object.entries(request.headers).filter(([name]) => name.toLowerCase() !== header.toLowerCase()))
+      request = { ...request, headers: { ...others, [header]: value } }
+    }
+    const sent = await exchange(request, this.httpOptions)
+    const status = sent.response?.status
+    const error = sent.error ?? (isSuccess(sent.response) ? null : { code: 'HTTP_STATUS' as const, message: `the destination answered ${status ?? 'nothing'}` })
+    return { request, auth, exchange: sent, error, secrets }
+  }
+}
+
+/** Closes, as `unknown`, every send that has a start and no outcome: run at start-up, before anything new is sent. */
+export const closeInterruptedSends = async (services: Services, reason: string): Promise<number> => {
+  const interrupted = []
+  for await (const send of services.queries.webhookSends.interrupted()) interrupted.push(send)
+  let closed = 0
+  for (const send of interrupted) {
+    const result = await services.commands.execute(webhookSendAggregate, send._id, { type: 'MarkWebhookSendUnknown', reason, now: services.clock.now().toISOString() }, {
+      organizationId: send.organizationId, actorId: null, correlationId: send._id, causationId: null,
+    })
+    closed += result.events.length
+  }
+  return closed
+}

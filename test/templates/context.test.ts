@@ -1,0 +1,33 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import t from 'tap'
+import { contextPaths, emptyTemplateContext, fileIdKey, profileFileFields } from '../../src/templates/context.js'
+import { templateFunctions } from '../../src/templates/functions.js'
+
+const doc = fs.readFileSync(path.resolve(import.meta.dirname, '../../docs/webhooks.md'), 'utf8')
+
+t.test('the empty credit has every field with its zero value', async (t) => {
+  const empty = emptyTemplateContext()
+  t.match(empty.Credit, { ID: '', Status: '', Principal: '0', Term: 0, DisbursedAt: '', Installments: [] })
+  t.match(empty.Credit.Debtor.Natural, { FirstName: '', MonthlyIncome: '0', Age: 0, WorkCertificateFileID: '' })
+  t.match(empty.Credit.Debtor.Legal.LegalRepresentative, { FirstName: '', DocumentNumber: '' })
+  t.match(empty.Order, { ID: '', Amount: '0', RetryCount: 0, Metadata: { ExchangeRate: '0', ProcessingTime: 0 } })
+  const leaves = (value: unknown): unknown[] => (value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.values(value).flatMap(leaves) : [value])
+  t.ok(leaves(empty).every((v) => v === '' || v === '0' || v === 0 || (Array.isArray(v) && v.length === 0)), 'only zero values')
+  for (const path of contextPaths().filter((p) => !p.includes('[]'))) {
+    const value = path.split('.').reduce((node: unknown, key) => (node !== null && typeof node === 'object' ? Reflect.get(node, key) : undefined), empty)
+    t.not(value, undefined, `${path} is present`)
+  }
+})
+
+t.test('profile files are named <Campo>FileID', async (t) => {
+  t.equal(fileIdKey('work-certificate'), 'WorkCertificateFileID')
+  t.equal(fileIdKey('rut'), 'RutFileID')
+  t.equal(fileIdKey('identity_document_front'), 'IdentityDocumentFrontFileID')
+  for (const campo of profileFileFields) t.equal(Reflect.get(emptyTemplateContext().Credit.Debtor.Natural, fileIdKey(campo)), '')
+})
+
+t.test('the webhook document lists every context field and every template function', async (t) => {
+  for (const path of contextPaths()) t.match(doc, `| \`.${path}\` |`, path)
+  for (const name of templateFunctions.keys()) t.match(doc, `| \`${name}\` |`, name)
+})

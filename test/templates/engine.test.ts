@@ -1,0 +1,235 @@
+import t, { type Test } from 'tap'
+import { compileTemplate, compiledTemplateCount } from '../../src/templates/compile.js'
+import { emptyTemplateContext, type TemplateContext } from '../../src/templates/context.js'
+import { TemplateExecutionError, TemplateSyntaxError } from '../../src/templates/errors.js'
+
+const env = {
+  now: new Date('2026-01-15T12:34:56.789Z'),
+  fromWebhook: (tag: string, query: string) => (tag === 'scoring' && query === 'score' ? 742 : null),
+}
+
+const credit = (): TemplateContext => {
+  const base = emptyTemplateContext()
+  const installment = (n: number) => ({
+    ID: `i-${n}`, Number: n, Amount: '760000.25', DueDate: `2026-0${n + 1}-15`, Principal: '0', Interest: '0', PaidAmount: '0',
+    Outstanding: '760000.25', Status: 'pending', PaidAt: '', DaysPastDue: 0,
+  })
+  return {
+    ...base,
+    Credit: {
+      ...base.Credit,
+      ID: 'c-1', Status: 'Desembolsado', Principal: '1500000.50', Term: 2, Currency: 'COP', DisbursedAt: '2026-01-10T15:00:00.000Z',
+      Installments: [installment(1), installment(2)],
+      Debtor: {
+        ...base.Credit.Debtor, ID: 'd-1', Type: 'natural', Name: 'Ana Gómez',
+        Natural: { ...base.Credit.Debtor.Natural, FirstName: 'Ana', LastName: 'Gómez', WorkCertificateFileID: 'f-9' },
+      },
+    },
+  }
+}
+
+const render = (source: string, data: unknown = credit()) => compileTemplate(source).render(data, env)
+
+const syntaxError = (tt: Test, source: string, pattern: RegExp, line?: number, column?: number) => {
+  try {
+    compileTemplate(source)
+    tt.fail(`accepted ${source}`)
+  } catch (error) {
+    tt.ok(error instanceof TemplateSyntaxError, `${source}: a syntax error`)
+    if (!(error instanceof TemplateSyntaxError)) return
+    tt.match(error.reason, pattern, source)
+    if (line !== undefined) tt.same(error.position, { line, column }, `${source}: position`)
+  }
+}
+
+t.test('text, field chains, variables and the root variable', async (t) => {
+  t.equal(render('plain text'), 'plain text')
+  t.equal(render('{{ .Credit.ID }}/{{ .Credit.Debtor.Natural.FirstName }}'), 'c-1/Ana')
+  t.equal(render('{{ $c := .Credit }}{{ $c.Status }} {{ $.Credit.Currency }}'), 'Desembolsado COP')
+  t.equal(render('{{ $x := 1 }}{{ $x = 2 }}{{ $x }}'), '2', 'assignment changes a declared variable')
+  t.equal(render('{{ .Credit.Debtor.Natural.WorkCertificateFileID }}'), 'f-9', 'profile file ids by <Campo>FileID')
+  t.equal(render('{{ .Credit.Debtor.Legal.ChamberOfCommerceFileID | printf "%q" }}'), '""', 'a listed campo is always present')
+  t.equal(render('{{ "a\\tb\\u00e9" }}|{{ `raw\\n` }}|{{ 0x1F }}|{{ 1_000 }}|{{ -2.5 }}|{{ 1.5e3 }}|{{ true }}|{{ default "d" nil }}'), 'a\tbé|raw\\n|31|1000|-2.5|1500|true|d')
+})
+
+t.test('pipelines pass the value as the last argument; parentheses group', async (t) => {
+  t.equal(render('{{ .Credit.Status | lower | printf "%s!" }}'), 'desembolsado!')
+  t.equal(render('{{ (index .Credit.Installments 1).Amount }}'), '760000.25')
+  t.equal(render('{{ printf "%s-%s" (upper "a") ("b" | upper) }}'), 'A-B')
+})
+
+t.test('if / else if / else and with / else with', async (t) => {
+  const source = '{{ if eq .Credit.Status "Aprobado" }}A{{ else if eq .Credit.Status "Desembolsado" }}D{{ else }}X{{ end }}'
+  t.equal(render(source), 'D')
+  t.equal(render(source, emptyTemplateContext()), 'X')
+  t.equal(render('{{ with .Credit.Debtor.Natural }}{{ .FirstName }}{{ end }}'), 'Ana', 'with moves the dot')
+  t.equal(render('{{ with .Credit.Debtor.Name }}{{ . }}{{ else }}nobody{{ end }}', emptyTemplateContext()), 'nobody')
+  t.equal(render('{{ with .Credit.CancelledAt }}c{{ else with .Credit.DisbursedAt }}{{ . }}{{ end }}'), '2026-01-10T15:00:00.000Z')
+  t.equal(render('{{ if $s := .Credit.Status }}{{ $s }}{{ end }}'), 'Desembolsado', 'a variable declared in the condition')
+})
+
+t.test('range over lists, maps and integers, with index and element variables, else, break and continue', async (t) => {
+  t.equal(render('{{ range $i, $e := .Credit.Installments }}{{ if $i }},{{ end }}{{ $i }}:{{ $e.Number }}={{ .Amount }}{{ end }}'), '0:1=760000.25,1:2=760000.25')
+  t.equal(render('{{ range $e := .Credit.Installments }}{{ $e.ID }} {{ end }}'), 'i-1 i-2 ', 'one variable is the element')
+  t.equal(render('{{ range .Credit.Installments }}x{{ else }}none{{ end }}', emptyTemplateContext()), 'none')
+  t.equal(render('{{ range $k, $v := dict "b" 2 "a" 1 }}{{ $k }}{{ $v }}{{ end }}'), 'a1b2', 'maps in key order')
+  t.equal(render('{{ range 3 }}{{ . }}{{ end }}'), '012')
+  t.equal(render('{{ range $i, $e := list 1 2 3 4 }}{{ if eq $e 2 }}{{ continue }}{{ end }}{{ if gt $e 3 }}{{ break }}{{ end }}{{ $e }}{{ end }}'), '13')
+  t.equal(render('{{ $t := 0 }}{{ range .Credit.Installments }}{{ $t = addf $t .Amount }}{{ end }}{{ $t }}'), '1520000.5', 'an outer variable assigned in a loop')
+})
+
+t.test('whitespace trimming with {{- and -}}, and comments', async (t) => {
+  t.equal(render('a  \n {{- .Credit.ID -}} \n  b'), 'ac-1b')
+  t.equal(render('{\n  {{- range .Credit.Installments }}\n  "{{ .Number }}"\n  {{- end }}\n}'), '{\n  "1"\n  "2"\n}')
+  t.equal(render('a{{/* a comment */}}b{{- /* trimmed */ -}}  c'), 'abc')
+  t.equal(render('{{ -3 }}'), '-3', 'a minus without a space is a number')
+})
+
+t.test('comparison and logic functions', async (t) => {
+  t.equal(render('{{ eq 1 1 }} {{ eq "a" "b" "a" }} {{ ne 1 2 }} {{ lt 1 2 }} {{ le 2 2 }} {{ gt 3 2 }} {{ ge 1 2 }}'), 'true true true true true true false')
+  t.equal(render('{{ lt "9.5" "10" }} {{ gt .Credit.Principal 1000000 }} {{ eq .Credit.Term 2 }}'), 'true true true', 'decimal strings compare as numbers')
+  t.equal(render('{{ and 1 "" 3 }}|{{ and 1 2 }}|{{ or "" 0 "x" }}|{{ or "" 0 }}|{{ not "" }}'), '|2|x|0|true')
+  t.equal(render('{{ if and .Credit.ID (eq .Credit.Status "Desembolsado") }}yes{{ end }}'), 'yes')
+  t.equal(render('{{ or .Credit.ID (fail "never evaluated") }}'), 'c-1', 'and/or stop at the deciding argument')
+  t.throws(() => render('{{ lt (list 1) 2 }}'), TemplateExecutionError, 'lists do not compare')
+})
+
+t.test('printf, print, println, len, index, slice, html, js, urlquery', async (t) => {
+  t.equal(render('{{ printf "%s|%d|%5.2f|%-4s|%04d|%x|%q|%t|%v|%%|%e" "a" 42 3.14159 "ab" 7 255 "q" true (list 1 "b") 1500 }}'),
+    'a|42| 3.14|ab  |0007|ff|"q"|true|[1 b]|%|1.500000e+03')
+  t.equal(render('{{ printf "%.2f" .Credit.Principal }} {{ printf "%d" "abc" }} {{ printf "%d" }} {{ printf "x" 1 }}'),
+    '1500000.50 %!d(string=abc) %!d(MISSING) x%!(EXTRA int=1)')
+  t.equal(render('{{ print "a" 1 2 "b" }}|{{ println 1 2 }}'), 'a1 2b|1 2\n')
+  t.equal(render('{{ len .Credit.Installments }} {{ len "Gómez" }} {{ len (dict "a" 1) }}'), '2 5 1')
+  t.equal(render('{{ index (dict "a" (list 5 6)) "a" 1 }} {{ slice "abcdef" 1 3 }} {{ slice (list 1 2 3) 1 }}'), '6 bc [2 3]')
+  t.equal(render('{{ html "<a href=\'x\'>&</a>" }}|{{ js "it\'s \\"q\\"" }}|{{ urlquery "a b&c=d" }}'), '&lt;a href=&#39;x&#39;&gt;&amp;&lt;/a&gt;|it\\\'s \\"q\\"|a+b%26c%3Dd')
+  t.throws(() => render('{{ index .Credit.Installments 9 }}'), /index out of range: 9/)
+})
+
+t.test('Sprig string functions', async (t) => {
+  const cases: Array<[string, string]> = [
+    ['{{ upper "ab" }}', 'AB'], ['{{ lower "AB" }}', 'ab'], ['{{ title "ana maría" }}', 'Ana María'], ['{{ trim "  x  " }}', 'x'],
+    ['{{ trimAll "$" "$$5$" }}', '5'], ['{{ trimPrefix "ab" "abc" }}', 'c'], ['{{ trimSuffix "bc" "abc" }}', 'a'],
+    ['{{ trunc 3 "Gómez" }}', 'Góm'], ['{{ trunc -2 "abcd" }}', 'cd'], ['{{ abbrev 6 "abcdefgh" }}', 'abc...'], ['{{ substr 1 3 "abcd" }}', 'bc'],
+    ['{{ replace "a" "o" "banana" }}', 'bonono'], ['{{ repeat 3 "ab" }}', 'ababab'], ['{{ contains "an" "banana" }}', 'true'],
+    ['{{ hasPrefix "ba" "banana" }}', 'true'], ['{{ hasSuffix "na" "banana" }}', 'true'], ['{{ quote "a\\"b" 1 }}', '"a\\"b" "1"'],
+    ['{{ squote "a" }}', "'a'"], ['{{ cat "a" 1 nil "b" }}', 'a 1 b'], ['{{ nospace " a b\\tc " }}', 'abc'],
+    ['{{ indent 2 "a\\nb" }}', '  a\n  b'], ['{{ nindent 2 "a" }}', '\n  a'], ['{{ join "," (list 1 2) }}', '1,2'],
+    ['{{ splitList "," "a,b" | toJson }}', '["a","b"]'], ['{{ toString 12 }}', '12'],
+  ]
+  for (const [source, expected] of cases) t.equal(render(source), expected, source)
+})
+
+t.test('Sprig lists, maps, defaults and flow', async (t) => {
+  const cases: Array<[string, string]> = [
+    ['{{ list 1 "a" | toJson }}', '[1,"a"]'], ['{{ first (list 1 2) }} {{ last (list 1 2) }}', '1 2'], ['{{ rest (list 1 2 3) }}', '[2 3]'],
+    ['{{ initial (list 1 2 3) }}', '[1 2]'], ['{{ append (list 1) 2 }} {{ prepend (list 1) 0 }}', '[1 2] [0 1]'], ['{{ concat (list 1) (list 2 3) }}', '[1 2 3]'],
+    ['{{ reverse (list 1 2) }}', '[2 1]'], ['{{ uniq (list 1 1 2) }}', '[1 2]'], ['{{ compact (list 1 "" 0 2) }}', '[1 2]'], ['{{ has 2 (list 1 2) }}', 'true'],
+    ['{{ sortAlpha (list "b" "a") }}', '[a b]'], ['{{ dict "a" 1 "b" 2 | toJson }}', '{"a":1,"b":2}'], ['{{ get (dict "a" 1) "a" }}{{ get (dict) "x" }}', '1'],
+    ['{{ hasKey (dict "a" 1) "a" }}', 'true'], ['{{ keys (dict "b" 1 "a" 2) }}', '[a b]'], ['{{ values (dict "b" 1 "a" 2) }}', '[2 1]'],
+    ['{{ pick (dict "a" 1 "b" 2) "a" | toJson }}', '{"a":1}'], ['{{ omit (dict "a" 1 "b" 2) "a" | toJson }}', '{"b":2}'],
+    ['{{ default "x" "" }} {{ "y" | default "x" }} {{ default "z" }}', 'x y z'], ['{{ empty "" }} {{ empty (list 1) }}', 'true false'],
+    ['{{ coalesce "" 0 "c" }}', 'c'], ['{{ ternary "yes" "no" true }}', 'yes'], ['{{ required "needed" "v" }}', 'v'],
+  ]
+  for (const [source, expected] of cases) t.equal(render(source), expected, source)
+  t.throws(() => render('{{ required "the ID is required" .Credit.CreditLineID }}'), /the ID is required/)
+  t.throws(() => render('{{ fail "stop here" }}'), /stop here/)
+})
+
+t.test('Sprig encodings, numbers and dates', async (t) => {
+  const cases: Array<[string, string]> = [
+    ['{{ toJson .Credit.Debtor.Natural.FirstName }}', '"Ana"'], ['{{ toRawJson (list "<") }}', '["<"]'], ['{{ toPrettyJson (dict "a" 1) }}', '{\n  "a": 1\n}'],
+    ['{{ (fromJson "{\\"a\\":[1,2]}").a }}', '[1 2]'], ['{{ b64enc "Gómez" }}', 'R8OzbWV6'], ['{{ b64dec "R8OzbWV6" }}', 'Gómez'],
+    ['{{ sha256sum "a" }}', 'ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb'],
+    ['{{ add 1 2 3 }} {{ add1 1 }} {{ sub 5 2 }} {{ mul 2 3 }} {{ div 7 2 }} {{ mod 7 2 }} {{ max 1 5 3 }} {{ min 4 2 }}', '6 2 3 6 3 1 5 2'],
+    ['{{ addf .Credit.Principal "0.25" }} {{ subf "1" "0.1" }} {{ mulf "1.1" 3 }} {{ divf 1 3 }} {{ maxf "1.5" 1 }} {{ minf "1.5" 1 }}', '1500000.75 0.9 3.3 0.33333333333333333333 1.5 1'],
+    ['{{ floor "1.7" }} {{ ceil "1.2" }} {{ round "2.345" 2 }} {{ round 2 2 }}', '1 2 2.35 2.00'],
+    ['{{ atoi "42" }} {{ int "3.9" }} {{ int64 7 }} {{ float64 "2.5" }}', '42 3 7 2.5'],
+    ['{{ now | date "2006-01-02 15:04:05.000 Mon Jan MST" }}', '2026-01-15 12:34:56.789 Thu Jan UTC'],
+    ['{{ date "02/01/06 3:04PM -07:00" .Credit.DisbursedAt }}', '10/01/26 3:00PM +00:00'],
+    ['{{ dateInZone "2006-01-02T15:04:05Z07:00" now "America/Bogota" }}', '2026-01-15T07:34:56-05:00'],
+    ['{{ date "2006-01-02" .Credit.ApprovedAt }}|{{ unixEpoch now }}', '|1768480496'],
+    ['{{ fromWebhook "scoring" "score" }} {{ fromWebhook "scoring" "other" }}', '742 <no value>'],
+  ]
+  for (const [source, expected] of cases) t.equal(render(source), expected, source)
+  t.throws(() => render('{{ div 1 0 }}'), /division by zero/)
+  t.throws(() => render('{{ dateInZone "2006" now "Mars/Olympus" }}'), /unknown time zone/)
+})
+
+t.test('syntax errors are refused with line and column', async (t) => {
+  syntaxError(t, 'ok\n  {{ if .Credit.ID }}', /has no \{\{end\}\}/, 2, 6)
+  syntaxError(t, '{{ end }}', /unexpected \{\{end\}\}/)
+  syntaxError(t, '{{ .Credit.ID ', /unclosed action/)
+  syntaxError(t, '{{ "abc }}', /unterminated quoted string/)
+  syntaxError(t, '{{ .Credit.ID | }}', /missing command after \|/)
+  syntaxError(t, '{{ $undefined }}', /undefined variable "\$undefined"/, 1, 4)
+  syntaxError(t, '{{ break }}', /outside \{\{range\}\}/)
+  syntaxError(t, '{{ .Credit.ID .Credit.Status }}', /can't give argument to non-function \.Credit\.ID/)
+  syntaxError(t, '{{ upper "a" "b" }}', /wrong number of args for upper: want 1 got 2/)
+  syntaxError(t, '{{ .Credit.Debtr.Name }}', /can't evaluate field Debtr in type Credit/, 1, 4)
+  syntaxError(t, '{{ range .Credit.Installments }}{{ .Nope }}{{ end }}', /can't evaluate field Nope in type Installments/)
+  syntaxError(t, '{{ .Credit.ID.Length }}', /can't evaluate field Length in type string/)
+  syntaxError(t, '{{ range .Credit }}{{ end }}', /range can't iterate over Credit/)
+  syntaxError(t, '{{ define "x" }}{{ end }}', /not supported/)
+  syntaxError(t, '{{ template "x" }}', /not supported/)
+  syntaxError(t, '{{ block "x" . }}{{ end }}', /not supported/)
+  syntaxError(t, "{{ 'a' }}", /character constants are not supported/)
+  syntaxError(t, '{{ 1i }}', /complex numbers are not supported/)
+  syntaxError(t, '{{ if .Credit.ID }}a{{ else }}b{{ else }}c{{ end }}', /expected \{\{end\}\}/)
+  syntaxError(t, '{{ ($x := 1) }}', /inside parentheses/)
+})
+
+t.test('a template cannot reach JavaScript', async (t) => {
+  const attempts: Array<[string, RegExp]> = [
+    ['{{ .constructor }}', /field name "constructor" is not allowed/],
+    ['{{ .Credit.__proto__ }}', /field name "__proto__" is not allowed/],
+    ['{{ $.constructor.constructor "return process" }}', /not allowed/],
+    ['{{ (list).constructor }}', /not allowed/],
+    ['{{ .Credit.ID.prototype }}', /not allowed/],
+    ['{{ .__defineGetter__ }}', /not allowed/],
+    ['{{ process.exit }}', /function "process" not defined/],
+    ['{{ globalThis }}', /function "globalThis" not defined/],
+    ['{{ require "fs" }}', /function "require" not defined/],
+    ['{{ eval "1" }}', /function "eval" not defined/],
+    ['{{ call .Credit.ID }}', /function "call" not defined/],
+    ['{{ toString.call }}', /unexpected field after function/],
+    ['<% process.exit() %>{{ .Credit.ID }}', /^$/],
+    ['{{ .Credit.Process }}', /can't evaluate field Process/],
+  ]
+  for (const [source, pattern] of attempts) {
+    if (pattern.source === '^$') {
+      t.equal(render(source), '<% process.exit() %>c-1', 'eta syntax in the text is just text')
+      continue
+    }
+    syntaxError(t, source, pattern)
+  }
+  t.equal(render('{{ $m := dict "__proto__" "x" "constructor" "y" }}{{ toJson $m }} {{ index $m "__proto__" }} {{ get (dict) "constructor" }}'),
+    '{"__proto__":"x","constructor":"y"} x ', 'map keys are data, never prototypes')
+  t.equal(render('{{ index (dict) "constructor" }}|{{ index (dict) "toString" }}|{{ hasKey (dict) "hasOwnProperty" }}'), '<no value>|<no value>|false', 'nothing inherited is visible')
+  t.equal(render('{{ with fromJson "{\\"a\\":1}" }}{{ .toString }}|{{ .valueOf }}{{ end }}'), '<no value>|<no value>', 'unchecked data never yields inherited members')
+  t.notMatch(compileTemplate('{{ "\\"); process.exit(1); (\\"" }}{{ .Credit.ID }}').etaSource, /process/, 'user text never enters the generated code')
+})
+
+t.test('fields of data without a known shape follow Go map semantics at render time', async (t) => {
+  t.equal(render('{{ (fromJson "{\\"a\\":{\\"b\\":1}}").a.b }}'), '1')
+  t.equal(render('{{ (fromJson "{}").missing }}'), '<no value>')
+  t.throws(() => render('{{ (fromJson "{}").missing.deeper }}'), /nil pointer evaluating/)
+  t.throws(() => render('{{ (fromJson "\\"text\\"").field }}'), /can't evaluate field field in type string/)
+})
+
+t.test('renders are bounded in output, work and repetition', async (t) => {
+  t.throws(() => compileTemplate('{{ range 100 }}0123456789{{ end }}').render(credit(), env, { maxOutput: 500 }), /exceeds 500 characters/)
+  t.throws(() => compileTemplate('{{ range 100000 }}{{ range 100000 }}{{ end }}{{ end }}').render(credit(), env, { maxSteps: 10_000 }), /exceeds 10000 steps/)
+  t.throws(() => render('{{ repeat 100000000 "ab" }}'), /too large/)
+  t.throws(() => render('{{ $s := "ab" }}{{ range 40 }}{{ $s = cat $s $s }}{{ end }}'), /value too large/)
+  t.equal(render('{{ printf "%99999d" 1 }}'), '%!(BADWIDTH)')
+})
+
+t.test('compiled templates are cached by their text', async (t) => {
+  const source = `{{ .Credit.ID }} cache probe ${Math.random()}`
+  const before = compiledTemplateCount()
+  const first = compileTemplate(source)
+  t.equal(compiledTemplateCount(), before + 1)
+  t.equal(compileTemplate(source), first, 'the same compiled template is returned')
+  t.equal(compiledTemplateCount(), before + 1)
+})
