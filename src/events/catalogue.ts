@@ -8,6 +8,7 @@ import type { SystemEvent } from './system.js'
 import type { Recorded } from './types.js'
 import type { UserEvent, UsernameEvent } from './user.js'
 import type { WebhookEvent } from './webhook.js'
+import type { ExportBlobEvent, ExportEvent, LegacyExportUsageEvent } from './export.js'
 
 /** Every event of the service: one union per aggregate, joined here. */
 export type DomainEvent =
@@ -21,6 +22,9 @@ export type DomainEvent =
   | SystemEvent
   | ProfileEvent
   | WebhookEvent
+  | ExportEvent
+  | ExportBlobEvent
+  | LegacyExportUsageEvent
 
 export type DomainEventType = DomainEvent['type']
 

@@ -5,6 +5,8 @@ import { healthRoutes } from './health.js'
 import { meRoutes } from './me.js'
 import { oauthRoutes } from './oauth.js'
 import { roleTemplateRoutes } from './roleTemplates.js'
+import { exportRoutes } from './exports.js'
+import { legacyExportRoutes } from './exportsLegacy.js'
 
 /** Every resource family, each an encapsulated plugin mounted under /v1. */
 export const routePlugins: ReadonlyArray<FastifyPluginAsyncTypebox<{ services: Services }>> = [
@@ -13,4 +15,6 @@ export const routePlugins: ReadonlyArray<FastifyPluginAsyncTypebox<{ services: S
   administrationRoutes,
   meRoutes,
   roleTemplateRoutes,
+  exportRoutes,
+  legacyExportRoutes,
 ]

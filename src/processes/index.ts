@@ -1,12 +1,19 @@
 import type { Services } from '../services.js'
 import { organizationSetupProcess } from './organizationSetup.js'
+import { exportRunnerProcess } from './exportRunner.js'
+import { exportFileCleanupProcess } from './exportFileCleanup.js'
+import { exportScheduledJobs } from './exportJobs.js'
 import type { ProcessManager } from './process.js'
 import type { ScheduledJob } from './scheduler.js'
 
 /** Every process manager of the service. */
 export const allProcesses: ReadonlyArray<ProcessManager<Services>> = [
   organizationSetupProcess,
+  exportRunnerProcess,
+  exportFileCleanupProcess,
 ]
 
 /** Every node-cron job of the service. */
-export const allJobs: ReadonlyArray<ScheduledJob<Services>> = []
+export const allJobs: ReadonlyArray<ScheduledJob<Services>> = [
+  ...exportScheduledJobs,
+]
