@@ -31,6 +31,7 @@ export interface ExportState {
   attempts: number
   attemptId: string | null
   file: ExportFile | null
+  expiresAt: string | null
   expired: boolean
   fileDeleted: boolean
 }
@@ -63,7 +64,7 @@ export const exportAggregate: Aggregate<ExportCommand, ExportEvent, ExportState>
   eventTypes: ['ExportRequested', 'ExportStarted', 'ExportProgressed', 'ExportCompleted', 'ExportFailed', 'ExportInterrupted',
     'ExportExpired', 'ExportFileDeleted'],
   initialState: () => ({
-    status: 'none', orderId: '', organizationId: '', exportType: '', attempts: 0, attemptId: null, file: null, expired: false, fileDeleted: false,
+    status: 'none', orderId: '', organizationId: '', exportType: '', attempts: 0, attemptId: null, file: null, expiresAt: null, expired: false, fileDeleted: false,
   }),
   decide(command, state) {
     switch (command.type) {
@@ -106,7 +107,11 @@ export const exportAggregate: Aggregate<ExportCommand, ExportEvent, ExportState>
       case 'ExpireExport':
         requireJob(state)
         if (state.status !== 'done' || state.expired || state.file === null) return []
-        return [{ type: 'ExportExpired', data: { ...keys(state), fileId: state.file.fileId, expiredAt: command.now } }]
+        // The file expired when its retention ended, however late the expiry job noticed.
+        return [{ type: 'ExportExpired', data: {
+          ...keys(state), fileId: state.file.fileId,
+          expiredAt: state.expiresAt !== null && new Date(state.expiresAt) < new Date(command.now) ? state.expiresAt : command.now,
+        } }]
       case 'RecordExportFileDeleted':
         requireJob(state)
         if (!state.expired || state.fileDeleted || state.file === null) return []
@@ -128,7 +133,7 @@ export const exportAggregate: Aggregate<ExportCommand, ExportEvent, ExportState>
       case 'ExportProgressed':
         return state
       case 'ExportCompleted':
-        return { ...state, status: 'done', attemptId: null, file: event.data.file }
+        return { ...state, status: 'done', attemptId: null, file: event.data.file, expiresAt: event.data.expiresAt }
       case 'ExportFailed':
         return { ...state, status: 'failed', attemptId: null }
       case 'ExportInterrupted':

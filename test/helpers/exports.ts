@@ -159,3 +159,25 @@ export const postExport = (svc: TestApp, body: object, options: { token?: string
     method: 'POST', url: options.url ?? '/v1/exports', token: options.token ?? svc.adminToken, organizationId: options.organizationId ?? svc.organizationId,
     payload: body,
   })
+
+/** A client of the organization whose role template grants exactly these permissions. */
+export const memberToken = async (svc: TestApp, organizationId: string, permissions: readonly string[]): Promise<string> => {
+  const template = await svc.call({
+    method: 'POST', url: `/v1/organization/${organizationId}/role-template`, token: svc.adminToken,
+    payload: { name: `role ${permissions.join(' ')} ${Math.random()}`, permissions },
+  })
+  if (template.statusCode !== 201) throw new Error(`role template: ${template.body}`)
+  const client = await svc.call({
+    method: 'POST', url: '/v1/oauth/clients', token: svc.adminToken,
+    payload: { name: 'exporter', scopes: [], organizationId, roleTemplateId: template.json().data.id },
+  })
+  if (client.statusCode !== 201) throw new Error(`client: ${client.body}`)
+  const { client_id: id, client_secret: secret } = client.json().data.client
+  return svc.clientToken(id, secret)
+}
+
+export const createOrganization = async (svc: TestApp, name: string): Promise<string> => {
+  const response = await svc.call({ method: 'POST', url: '/v1/organizations', token: svc.adminToken, payload: { name } })
+  if (response.statusCode !== 201) throw new Error(`organization: ${response.body}`)
+  return response.json().data.organization.id
+}
