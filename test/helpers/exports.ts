@@ -1,4 +1,4 @@
-import { firstValueFrom, filter } from 'rxjs'
+import { firstValueFrom, filter, type Subscription } from 'rxjs'
 import type { Runtime } from '../../src/runtime.js'
 import { defineBlobProducer, type BlobKind } from '../../src/exports/blobs.js'
 import type { ExportType } from '../../src/exports/catalogue.js'
@@ -141,10 +141,20 @@ const isFinal = (doc: ExportJobDoc | null) => doc !== null && (doc.status === 'd
 
 /** Resolves with the job once it is done or failed (driven by the live hub, no polling). */
 export const jobSettled = async (runtime: Runtime, orderId: string): Promise<ExportJobDoc> => {
-  const ended = firstValueFrom(runtime.hub.events$.pipe(filter((event) =>
-    (event.type === 'ExportCompleted' || event.type === 'ExportFailed') && event.data.orderId === orderId)))
-  const now = await runtime.queries.exportJobs.byId(orderId)
-  if (!isFinal(now)) await ended
+  let subscription: Subscription | undefined
+  const ended = new Promise<void>((resolve, reject) => {
+    subscription = runtime.hub.events$.subscribe({
+      next: (event) => {
+        if ((event.type === 'ExportCompleted' || event.type === 'ExportFailed') && event.data.orderId === orderId) resolve()
+      },
+      complete: () => reject(new Error(`the service stopped before export ${orderId} ended`)),
+    })
+  })
+  try {
+    if (!isFinal(await runtime.queries.exportJobs.byId(orderId))) await ended
+  } finally {
+    subscription?.unsubscribe()
+  }
   const doc = await runtime.queries.exportJobs.byId(orderId)
   if (doc === null) throw new Error(`no export ${orderId}`)
   return doc
