@@ -88,7 +88,11 @@ const writeExport = async (services: Services, job: ExportJobDoc, attemptId: str
   const fileId = exportFileId(job._id)
   const fileName = exportFileName(job.exportType, job.requestedAt)
   const content = csvStream(opened.header, counted())
-  const abort = () => content.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'))
+  const abort = () => {
+    if (!content.destroyed) content.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'))
+  }
+  // The file store's pipeline reports the error; after it has finished, an abort must not surface as an unhandled 'error'.
+  content.on('error', () => undefined)
   signal.addEventListener('abort', abort, { once: true })
   try {
     const stored = await services.files.put(fileId, content, { contentType: dataSet.contentType, filename: fileName, organizationId: job.organizationId })
