@@ -2,6 +2,7 @@ import type { Queries } from '../projections/queries.js'
 import { CSV_CONTENT_TYPE } from './catalogue.js'
 import { records, type Column } from './csv.js'
 import type { OpenedDataSet } from './dataSets.js'
+import { Registry } from './registry.js'
 
 /** GET /exports/blobs/{type}: pre-built files, one current file per organization and kind. */
 export const blobKinds = ['logs', 'daily', 'monthly'] as const
@@ -64,19 +65,9 @@ export const defineBlobProducer = <Row>(definition: BlobProducerDefinition<Row>)
 })
 
 /** What the blob jobs produce; a kind without a producer is never built and answers 404. */
-export class BlobProducerRegistry {
-  private readonly byKind = new Map<BlobKind, BlobProducer>()
-
+export class BlobProducerRegistry extends Registry<BlobKind, BlobProducer> {
   constructor(initial: readonly BlobProducer[] = []) {
-    for (const producer of initial) this.register(producer)
-  }
-
-  register(producer: BlobProducer): void {
-    this.byKind.set(producer.kind, producer)
-  }
-
-  get(kind: BlobKind): BlobProducer | undefined {
-    return this.byKind.get(kind)
+    super((producer) => producer.kind, initial)
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Queries } from '../projections/queries.js'
 import { CSV_CONTENT_TYPE, isBodyOf, type ExportBody, type ExportType } from './catalogue.js'
 import { records, type Column } from './csv.js'
+import { Registry } from './registry.js'
 
 /** What a data set reads with: the read models of one organization, as of one request. */
 export interface DataSetContext {
@@ -64,23 +65,12 @@ export const defineDataSet = <T extends ExportType, Row>(definition: DataSetDefi
 }
 
 /** The data sets this instance can export, by type. Types without one answer 501 EXPORT_TYPE_UNAVAILABLE. */
-export class DataSetRegistry {
-  private readonly byType = new Map<ExportType, DataSet>()
-
+export class DataSetRegistry extends Registry<ExportType, DataSet> {
   constructor(initial: readonly DataSet[] = []) {
-    for (const dataSet of initial) this.register(dataSet)
-  }
-
-  /** Adds a data set, replacing the one of the same type. */
-  register(dataSet: DataSet): void {
-    this.byType.set(dataSet.type, dataSet)
-  }
-
-  get(type: ExportType): DataSet | undefined {
-    return this.byType.get(type)
+    super((dataSet) => dataSet.type, initial)
   }
 
   get types(): ExportType[] {
-    return [...this.byType.keys()]
+    return this.keys
   }
 }

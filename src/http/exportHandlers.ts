@@ -100,7 +100,7 @@ export const createExport = async (services: Services, request: FastifyRequest, 
   if (services.exports.dataSets.get(body.type) === undefined) throw unavailable(services, body.type)
   checkReportColumns(services, body)
   const orderId = newId()
-  const request_ = async () => {
+  const append = async () => {
     await services.execute(exportAggregate, orderId, {
       type: 'RequestExport', orderId, organizationId: organization.id, exportType: body.type, parameters: parametersOf(body),
       requestedBy: request.principal?.id ?? null, now: services.clock.now().toISOString(),
@@ -109,10 +109,10 @@ export const createExport = async (services: Services, request: FastifyRequest, 
   if (body.type === 'reports') {
     await lock.run(organization.id, async () => {
       await checkReportsCap(services, organization.id)
-      await request_()
+      await append()
     })
   } else {
-    await request_()
+    await append()
   }
   return orderId
 }
@@ -137,22 +137,22 @@ export const estimateExport = async (services: Services, request: FastifyRequest
   }
 }
 
-/** A job of the caller's organization the caller may see; another organization's is a 404. */
-export const loadJob = async (services: Services, request: FastifyRequest, orderId: string): Promise<ExportJobDoc> => {
-  const organization = organizationOf(request)
-  const doc = await services.queries.exportJobs.get(organization.id, orderId)
-  if (doc === null) throw notFound('export', orderId)
+/** A job of the caller's organization that the caller may export; another organization's is a 404. */
+const visibleJob = (organization: OrganizationContext, doc: ExportJobDoc | null, what: string, id: string): ExportJobDoc => {
+  if (doc === null) throw notFound(what, id)
   requireExportPermissions(organization, typeOfJob(doc))
   return doc
 }
 
-/** Legacy file routes: the job whose file has this identifier, in the caller's organization. */
+export const loadJob = async (services: Services, request: FastifyRequest, orderId: string): Promise<ExportJobDoc> => {
+  const organization = organizationOf(request)
+  return visibleJob(organization, await services.queries.exportJobs.get(organization.id, orderId), 'export', orderId)
+}
+
+/** Legacy file routes: the job whose file has this identifier. */
 export const loadJobByFileId = async (services: Services, request: FastifyRequest, fileId: string): Promise<ExportJobDoc> => {
   const organization = organizationOf(request)
-  const doc = await services.queries.exportJobs.byFileId(organization.id, fileId)
-  if (doc === null) throw notFound('export file', fileId)
-  requireExportPermissions(organization, typeOfJob(doc))
-  return doc
+  return visibleJob(organization, await services.queries.exportJobs.byFileId(organization.id, fileId), 'export file', fileId)
 }
 
 export const jobBody = (services: Services, doc: ExportJobDoc) => ({ status: 'success' as const, data: exportJobView(doc, services.clock.now()) })

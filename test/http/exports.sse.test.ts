@@ -123,7 +123,7 @@ t.test('the stream is text/event-stream with a heartbeat comment; it needs ReadE
   const noOrder = await memberToken(svc, svc.organizationId, ['ReadExport'])
   const refused = await fetch(`${address}/v1/exports/sse`, { headers: { authorization: `Bearer ${noOrder}`, 'organization-id': svc.organizationId } })
   t.equal(refused.status, 403)
-  t.equal((await refused.json()).data.permission, 'ReadOrder')
+  t.match(await refused.json(), { data: { code: 'FORBIDDEN', permission: 'ReadOrder' } })
 })
 
 t.test('the legacy stream sends the same events, with deprecation headers', async (t) => {
