@@ -6,6 +6,7 @@ import type { RecordedEvent } from './events/catalogue.js'
 import { EventStoreDbEventStore } from './events/eventstoredb.js'
 import { SqliteEventStore } from './events/sqlite.js'
 import type { EventStore } from './events/store.js'
+import { createExportRuntime } from './exports/index.js'
 import type { FileStore } from './files/fileStore.js'
 import { FilesystemFileStore } from './files/filesystem.js'
 import { GridFsFileStore } from './files/gridfs.js'
@@ -90,10 +91,11 @@ export const createRuntime = async (config: Config, options: RuntimeOptions = {}
     if (!reached) logger.warn({ position, projections: projections.position }, 'read models did not reach a write in time')
   }
 
+  const exportRuntime = createExportRuntime(config)
   let started = false
   const up = async (ping: () => Promise<void>) => ping().then(() => true, () => false)
   const services: Services = {
-    config, clock, logger, commands, queries, files, hub, tokens, signingKey, dataKey, settle,
+    config, clock, logger, commands, queries, files, hub, tokens, signingKey, dataKey, settle, exports: exportRuntime,
     async health() {
       const [eventStoreUp, readStoreUp] = await Promise.all([up(() => eventStore.ping()), up(() => readStore.ping())])
       const status = eventStoreUp ? await projections.status() : { head: 0, projections: [] }
@@ -138,6 +140,8 @@ export const createRuntime = async (config: Config, options: RuntimeOptions = {}
     async close() {
       if (started) {
         await scheduler.stop()
+        // Running exports record that they were interrupted before the managers stop following the log.
+        await exportRuntime.workers.stop()
         await processes.stop()
         await projections.stop()
       }

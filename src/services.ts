@@ -3,6 +3,7 @@ import type { CommandContext, CommandHandler, CommandResult } from './commands/h
 import type { Aggregate } from './commands/decider.js'
 import type { DomainEvent, RecordedEvent } from './events/catalogue.js'
 import type { FileStore } from './files/fileStore.js'
+import type { ExportRuntime } from './exports/index.js'
 import type { DataKey } from './identity/dataKey.js'
 import type { SigningKey } from './identity/keys.js'
 import type { TokenService } from './identity/tokens.js'
@@ -43,4 +44,6 @@ export interface Services {
   health(): Promise<HealthReport>
   /** A stream's events in order, for auditors. */
   history(streamId: string, options?: { from?: number; limit?: number }): AsyncIterable<RecordedEvent>
+  /** Export data sets, report sources, blob producers and the running export jobs. */
+  exports: ExportRuntime
 }

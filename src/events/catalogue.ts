@@ -9,6 +9,7 @@ import type { Recorded } from './types.js'
 import type { UserEvent, UsernameEvent } from './user.js'
 import type { WebhookEvent } from './webhook.js'
 import type { WebhookSendEvent } from './webhookSend.js'
+import type { ExportBlobEvent, ExportEvent, LegacyExportUsageEvent } from './export.js'
 
 /** Every event of the service: one union per aggregate, joined here. */
 export type DomainEvent =
@@ -23,6 +24,9 @@ export type DomainEvent =
   | ProfileEvent
   | WebhookEvent
   | WebhookSendEvent
+  | ExportEvent
+  | ExportBlobEvent
+  | LegacyExportUsageEvent
 
 export type DomainEventType = DomainEvent['type']
 

@@ -3,6 +3,7 @@ export const streamTypes = [
   'organization', 'user', 'username', 'oauthClient', 'membership', 'roleTemplate', 'refreshTokenFamily', 'system',
   'profile', 'webhook',
   'webhookSend',
+  'export', 'exportBlob', 'legacyExportUsage',
 ] as const
 
 export type StreamType = (typeof streamTypes)[number]

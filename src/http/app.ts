@@ -23,7 +23,8 @@ export const buildApp = async (services: Services): Promise<FastifyInstance> => 
       return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID()
     },
     return503OnClosing: true,
-    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
+    // discriminator: a oneOf tagged by a property (POST /exports `type`) checks only the branch the tag names.
+    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: 'array', useDefaults: true, discriminator: true } },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.addSchema(FailEnvelope)

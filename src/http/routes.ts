@@ -7,6 +7,8 @@ import { oauthRoutes } from './oauth.js'
 import { roleTemplateRoutes } from './roleTemplates.js'
 import { webhookRoutes } from './webhooks.js'
 import { webhookTestRoutes } from './webhookTest.js'
+import { exportRoutes } from './exports.js'
+import { legacyExportRoutes } from './exportsLegacy.js'
 
 /** Every resource family, each an encapsulated plugin mounted under /v1. */
 export const routePlugins: ReadonlyArray<FastifyPluginAsyncTypebox<{ services: Services }>> = [
@@ -17,4 +19,6 @@ export const routePlugins: ReadonlyArray<FastifyPluginAsyncTypebox<{ services: S
   roleTemplateRoutes,
   webhookRoutes,
   webhookTestRoutes,
+  exportRoutes,
+  legacyExportRoutes,
 ]

@@ -1,5 +1,8 @@
 import type { Services } from '../services.js'
 import { organizationSetupProcess } from './organizationSetup.js'
+import { exportRunnerProcess } from './exportRunner.js'
+import { exportFileCleanupProcess } from './exportFileCleanup.js'
+import { exportScheduledJobs } from './exportJobs.js'
 import type { ProcessManager } from './process.js'
 import type { ScheduledJob } from './scheduler.js'
 import { webhookSendRecoveryProcess } from './webhookSendRecovery.js'
@@ -8,7 +11,11 @@ import { webhookSendRecoveryProcess } from './webhookSendRecovery.js'
 export const allProcesses: ReadonlyArray<ProcessManager<Services>> = [
   organizationSetupProcess,
   webhookSendRecoveryProcess,
+  exportRunnerProcess,
+  exportFileCleanupProcess,
 ]
 
 /** Every node-cron job of the service. */
-export const allJobs: ReadonlyArray<ScheduledJob<Services>> = []
+export const allJobs: ReadonlyArray<ScheduledJob<Services>> = [
+  ...exportScheduledJobs,
+]

@@ -5,6 +5,9 @@ import type { Projection } from './projection.js'
 import { roleTemplatesProjection } from './roleTemplates.js'
 import { webhooksProjection } from './webhooks.js'
 import { webhookSendsProjection } from './webhookSends.js'
+import { exportJobsProjection } from './exports.js'
+import { exportBlobsProjection } from './exportBlobs.js'
+import { legacyExportUsageProjection } from './legacyExportUsage.js'
 
 /** Every read model of the service. */
 export const allProjections: readonly Projection[] = [
@@ -14,4 +17,7 @@ export const allProjections: readonly Projection[] = [
   roleTemplatesProjection,
   webhooksProjection,
   webhookSendsProjection,
+  exportJobsProjection,
+  exportBlobsProjection,
+  legacyExportUsageProjection,
 ]

@@ -5,6 +5,9 @@ import type { ReadStore } from './readStore.js'
 import { roleTemplateQueries } from './roleTemplates.js'
 import { webhookQueries } from './webhooks.js'
 import { webhookSendQueries } from './webhookSends.js'
+import { exportJobQueries } from './exports.js'
+import { exportBlobQueries } from './exportBlobs.js'
+import { legacyExportUsageQueries } from './legacyExportUsage.js'
 
 /** Every query function the HTTP layer and the process managers may call, bound to the read store. */
 export const createQueries = (store: ReadStore) => ({
@@ -14,6 +17,9 @@ export const createQueries = (store: ReadStore) => ({
   roleTemplates: roleTemplateQueries(store),
   webhooks: webhookQueries(store),
   webhookSends: webhookSendQueries(store),
+  exportJobs: exportJobQueries(store),
+  exportBlobs: exportBlobQueries(store),
+  legacyExportUsage: legacyExportUsageQueries(store),
 })
 
 export type Queries = ReturnType<typeof createQueries>

@@ -51,6 +51,17 @@ const oneOf = <T extends string>(env: string, values: readonly T[], fallback: T,
   },
 })
 
+/** An ISO 8601 date (`2026-08-01`, midnight UTC) or timestamp. */
+const instant = (env: string, fallback: string, description: string): Setting<Date> => ({
+  env, description, defaultText: fallback,
+  parse: (raw) => {
+    const text = raw === undefined || raw === '' ? fallback : raw
+    const value = /^\d{4}-\d{2}-\d{2}$/.test(text) ? new Date(`${text}T00:00:00Z`) : new Date(text)
+    if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(value.getTime())) throw new Error(`${env} must be an ISO 8601 date or timestamp, got "${text}"`)
+    return value
+  },
+})
+
 export const settings = {
   port: integer('PORT', 8080, 'TCP port the HTTP server listens on', 0),
   host: text('HOST', '0.0.0.0', 'Interface the HTTP server binds to'),
@@ -80,6 +91,20 @@ export const settings = {
   webhookLogBodyMaxBytes: integer('WEBHOOK_LOG_BODY_MAX_BYTES', 65_536, 'Bytes of each request and response body kept in webhook send logs (the rest is cut)', 0),
   webhookResponseMaxBytes: integer('WEBHOOK_RESPONSE_MAX_BYTES', 1_048_576, 'Bytes of a destination or token response read at most (response queries see only these)', 1024),
   webhookTemplateMaxOutput: integer('WEBHOOK_TEMPLATE_MAX_OUTPUT', 1_048_576, 'Largest text in characters one webhook template may render', 1024),
+  exportsConcurrency: integer('EXPORTS_CONCURRENCY', 2, 'Export jobs one instance runs at the same time', 1),
+  exportsRetentionDays: integer('EXPORTS_RETENTION_DAYS', 7, 'Days an export file is served after its job completes; then it answers 410 and its content is deleted', 1),
+  exportsMaxAttempts: integer('EXPORTS_MAX_ATTEMPTS', 3, 'Runs of an export job that keeps being interrupted (restart, lost runner) before it fails', 1),
+  exportsStaleAfterSeconds: integer('EXPORTS_STALE_AFTER_SECONDS', 120, 'A running export job with no heartbeat for this long is taken as interrupted and queued again', 1),
+  exportsHeartbeatSeconds: integer('EXPORTS_HEARTBEAT_SECONDS', 15, 'Longest time between two progress events of a running export job (its heartbeat)', 1),
+  exportsProgressEveryRows: integer('EXPORTS_PROGRESS_EVERY_ROWS', 10_000, 'Rows between two progress events of a running export job', 1),
+  exportsReportsMaxConcurrent: integer('EXPORTS_REPORTS_MAX_CONCURRENT', 2, 'Queued or running reports jobs an organization may have at once (more answers 429)', 1),
+  exportsReportsMaxPerHour: integer('EXPORTS_REPORTS_MAX_PER_HOUR', 20, 'Reports jobs an organization may create in any rolling hour (more answers 429)', 1),
+  exportsReportsMaxRows: integer('EXPORTS_REPORTS_MAX_ROWS', 1_000_000, 'Largest reports export in rows: a dry run above it says overflowed, a job above it fails', 1),
+  exportsReportsSoftWarnRows: integer('EXPORTS_REPORTS_SOFT_WARN_ROWS', 100_000, 'Rows above which a reports dry run sets softWarn (the export works but is large)', 1),
+  exportsSseHeartbeatMs: integer('EXPORTS_SSE_HEARTBEAT_MS', 15_000, 'Interval of the heartbeat comment on export event streams', 10),
+  exportsSseMaxBufferBytes: integer('EXPORTS_SSE_MAX_BUFFER_BYTES', 1_048_576, 'Unsent bytes an event-stream client may fall behind before it is disconnected', 1024),
+  exportsLegacySunset: instant('EXPORTS_LEGACY_SUNSET', '2026-08-01T00:00:00Z', 'Sunset of the legacy export routes (ISO 8601 date or timestamp): from then on they answer 404'),
+  exportsLegacyReportsSunset: instant('EXPORTS_LEGACY_REPORTS_SUNSET', '2026-07-01T00:00:00Z', 'Sunset of the four legacy /reports/export/* routes (ISO 8601 date or timestamp)'),
 } as const
 
 type Settings = typeof settings

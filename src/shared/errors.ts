@@ -33,6 +33,13 @@ export const errorStatuses = {
   INTERNAL: 500,
   NOT_IMPLEMENTED: 501,
   SERVICE_UNAVAILABLE: 503,
+  EXPORT_EXPIRED: 410,
+  EXPORT_NOT_READY: 409,
+  EXPORT_ATTEMPT_SUPERSEDED: 409,
+  EXPORT_RATE_LIMITED: 429,
+  EXPORT_TYPE_UNAVAILABLE: 501,
+  DRY_RUN_NOT_SUPPORTED: 501,
+  LEGACY_ROUTE_RETIRED: 404,
 } as const satisfies Record<string, number>
 
 export type ErrorCode = keyof typeof errorStatuses

@@ -23,6 +23,8 @@ export interface TestApp {
 export interface TestAppOptions {
   config?: Partial<Config>
   clock?: Clock
+  /** Runs on the runtime before it starts (e.g. to register test data sets the process managers will need). */
+  beforeStart?: (runtime: Runtime) => void
 }
 
 interface Teardown {
@@ -43,6 +45,7 @@ export const requestToken = async (app: FastifyInstance, fields: Record<string, 
 export const createTestApp = async (t: Teardown, options: TestAppOptions = {}): Promise<TestApp> => {
   const config = testConfig(options.config)
   const runtime = await createRuntime(config, { logger: pino({ level: 'silent' }), ...(options.clock === undefined ? {} : { clock: options.clock }) })
+  options.beforeStart?.(runtime)
   await runtime.start()
   const boot = await bootstrap(runtime)
   const app = await buildApp(runtime)

@@ -53,7 +53,8 @@ export const toAppError = (error: FastifyError | Error, request: FastifyRequest)
 
 export const sendEnvelope = (reply: FastifyReply, error: AppError): FastifyReply => {
   reply.code(error.status).headers(error.headers)
-  if (error.status >= 500) return reply.send({ status: 'error', message: error.message })
+  // 501 answers a request the service understood but does not do (the interface's DRY_RUN_NOT_SUPPORTED): a `fail` with its data.
+  if (error.status >= 500 && error.status !== 501) return reply.send({ status: 'error', message: error.message })
   return reply.send({ status: 'fail', data: { code: error.code, message: error.message, ...error.details } })
 }
 

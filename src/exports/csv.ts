@@ -1,0 +1,92 @@
+import { Readable, pipeline } from 'node:stream'
+import { stringify } from 'csv-stringify'
+import { Decimal } from 'decimal.js'
+
+/**
+ * How a column writes its values:
+ * - `text`: as is; a value starting with `=`, `+`, `-`, `@`, tab or CR gets a leading `'` so spreadsheets never run it as a formula
+ * - `integer`: digits
+ * - `decimal`: a plain decimal string (never exponent notation), with `scale` fixed digits when the column names one
+ * - `date`: `YYYY-MM-DD` (UTC)
+ * - `timestamp`: ISO 8601 UTC with milliseconds
+ * - `boolean`: `true` / `false`
+ * Absent values (null, undefined) are empty fields.
+ */
+export type CellFormat = 'text' | 'integer' | 'decimal' | 'date' | 'timestamp' | 'boolean'
+
+export interface Column<Row> {
+  /** Header of the column. */
+  name: string
+  format: CellFormat
+  /** `decimal` only: digits after the point. */
+  scale?: number
+  description: string
+  value(row: Row): unknown
+}
+
+/** A value a data set produced that its column cannot write: the export fails with this message. */
+export class CellError extends Error {
+  constructor(column: string, message: string) {
+    super(`column ${column}: ${message}`)
+    this.name = 'CellError'
+  }
+}
+
+const FORMULA_START = /^[=+\-@\t\r]/
+
+const isoOf = (column: string, value: unknown): string => {
+  const date = value instanceof Date ? value : typeof value === 'string' || typeof value === 'number' ? new Date(value) : null
+  if (date === null || Number.isNaN(date.getTime())) throw new CellError(column, `${String(value)} is not a date`)
+  return date.toISOString()
+}
+
+export const formatCell = <Row>(column: Column<Row>, value: unknown): string => {
+  if (value === null || value === undefined) return ''
+  switch (column.format) {
+    case 'text': {
+      const text = String(value)
+      return FORMULA_START.test(text) ? `'${text}` : text
+    }
+    case 'integer':
+      if ((typeof value === 'number' && Number.isSafeInteger(value)) || (typeof value === 'string' && /^-?\d+$/.test(value))) return String(value)
+      throw new CellError(column.name, `${String(value)} is not an integer`)
+    case 'decimal': {
+      if (typeof value !== 'string' && !(value instanceof Decimal)) throw new CellError(column.name, 'decimals must be decimal strings, never floats')
+      let decimal: Decimal
+      try {
+        decimal = new Decimal(value)
+      } catch {
+        throw new CellError(column.name, `${String(value)} is not a decimal`)
+      }
+      return column.scale === undefined ? decimal.toFixed() : decimal.toFixed(column.scale, Decimal.ROUND_HALF_UP)
+    }
+    case 'date':
+      return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) ? value : isoOf(column.name, value).slice(0, 10)
+    case 'timestamp':
+      return isoOf(column.name, value)
+    case 'boolean':
+      if (typeof value !== 'boolean') throw new CellError(column.name, `${String(value)} is not a boolean`)
+      return value ? 'true' : 'false'
+    default: {
+      const _never: never = column.format
+      return _never
+    }
+  }
+}
+
+/** The header and the formatted records of rows, one at a time. */
+export async function* records<Row>(columns: readonly Column<Row>[], rows: AsyncIterable<Row>): AsyncIterable<string[]> {
+  for await (const row of rows) yield columns.map((column) => formatCell(column, column.value(row)))
+}
+
+/**
+ * RFC 4180 CSV as a byte stream: UTF-8 without BOM, CRLF line ends, fields
+ * quoted when they hold a comma, quote or line break, quotes doubled. Records
+ * are pulled one at a time as the reader consumes, so memory stays flat; a
+ * reader that stops (client gone, job aborted) ends the source too.
+ */
+export const csvStream = (header: readonly string[], source: AsyncIterable<string[]>): Readable => {
+  // csv-stringify quotes only its own record delimiter; RFC 4180 wants any CR or LF inside a field quoted.
+  const stringifier = stringify({ header: true, columns: [...header], record_delimiter: 'windows', bom: false, quoted_match: /[\r\n]/ })
+  return pipeline(Readable.from(source), stringifier, () => undefined)
+}

@@ -1,0 +1,270 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import { exportAggregate } from '../commands/export.js'
+import type { BlobKind } from '../exports/blobs.js'
+import {
+  contentDisposition, exportFileName, exportTypeInfo, exportTypes, parametersOf, parseExportBody, type ExportBody, type ExportType,
+} from '../exports/catalogue.js'
+import { csvStream } from '../exports/csv.js'
+import type { ExportJobDoc, ExportJobStatus } from '../projections/exports.js'
+import type { Services } from '../services.js'
+import { AppError, invalidFields, notFound, type FieldError } from '../shared/errors.js'
+import { newId } from '../shared/ids.js'
+import { commandContext, organizationOf, type OrganizationContext } from './context.js'
+import { expiredAtOf, exportJobView } from './exportViews.js'
+import { pagination } from './schemas.js'
+
+export const mayUse = (organization: OrganizationContext, type: ExportType): boolean =>
+  exportTypeInfo[type].permissions.every((permission) => organization.permissions.has(permission))
+
+export const requireExportPermissions = (organization: OrganizationContext, type: ExportType): void => {
+  const missing = exportTypeInfo[type].permissions.find((permission) => !organization.permissions.has(permission))
+  if (missing !== undefined) throw new AppError('FORBIDDEN', `permission ${missing} is required for ${type} exports`, { permission: missing })
+}
+
+const typeOfJob = (doc: ExportJobDoc): ExportType => {
+  const type = exportTypes.find((t) => t === doc.exportType)
+  if (type === undefined) throw new AppError('INTERNAL', `export ${doc._id} has an unknown type`)
+  return type
+}
+
+const unavailable = (services: Services, type: ExportType) =>
+  new AppError('EXPORT_TYPE_UNAVAILABLE', `export type ${type} is not available in this version of the service`, {
+    type, availableTypes: services.exports.dataSets.types,
+  })
+
+/** Body errors answer BIND_ERROR, like the schema's own (POST /exports and its legacy twins). */
+const bindError = (errors: FieldError[]) => invalidFields(errors, 'BIND_ERROR')
+
+/** Report columns and filter keys must name columns of the registered sources. */
+const checkReportColumns = (services: Services, body: ExportBody): void => {
+  if (body.type !== 'reports') return
+  const errors: FieldError[] = []
+  body.columns.forEach((column, i) => {
+    if (services.exports.sources.column(column) === null) errors.push({ field: `body.columns.${i}`, message: `unknown column ${column} (see GET /v1/exports/sources?type=reports)` })
+  })
+  for (const column of Object.keys(body.filters ?? {})) {
+    if (services.exports.sources.column(column) === null) errors.push({ field: `body.filters.${column}`, message: `unknown column ${column}` })
+  }
+  if (errors.length > 0) throw bindError(errors)
+}
+
+/** Serializes the admission of one organization's reports jobs on this instance, so concurrent requests cannot both slip under the cap. */
+export class KeyedLock {
+  private readonly tails = new Map<string, Promise<void>>()
+
+  async run<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve()
+    let release: () => void = () => undefined
+    const tail = new Promise<void>((resolve) => { release = resolve })
+    const chained = previous.then(() => tail)
+    this.tails.set(key, chained)
+    await previous
+    try {
+      return await work()
+    } finally {
+      release()
+      if (this.tails.get(key) === chained) this.tails.delete(key)
+    }
+  }
+}
+
+const CONCURRENT_RETRY_SECONDS = 30
+
+/** 429 when the organization has EXPORTS_REPORTS_MAX_CONCURRENT reports jobs open or EXPORTS_REPORTS_MAX_PER_HOUR in the last hour. */
+const checkReportsCap = async (services: Services, organizationId: string): Promise<void> => {
+  const { config } = services
+  const now = services.clock.now().getTime()
+  const { active, recentRequests } = await services.queries.exportJobs.reportsActivity(organizationId, new Date(now - 3_600_000).toISOString())
+  let retryAfter: number | null = null
+  let reason = ''
+  if (active >= config.exportsReportsMaxConcurrent) {
+    retryAfter = CONCURRENT_RETRY_SECONDS
+    reason = `${active} reports exports are still queued or running (at most ${config.exportsReportsMaxConcurrent})`
+  } else if (recentRequests.length >= config.exportsReportsMaxPerHour) {
+    const leaving = recentRequests[recentRequests.length - config.exportsReportsMaxPerHour] ?? new Date(now).toISOString()
+    retryAfter = Math.max(1, Math.ceil((new Date(leaving).getTime() + 3_600_000 - now) / 1000))
+    reason = `${recentRequests.length} reports exports were requested in the last hour (at most ${config.exportsReportsMaxPerHour})`
+  }
+  if (retryAfter === null) return
+  throw new AppError('EXPORT_RATE_LIMITED', `${reason}; retry in ${retryAfter} seconds`, {
+    retryAfter,
+    limits: { concurrent: config.exportsReportsMaxConcurrent, perHour: config.exportsReportsMaxPerHour },
+  }, { 'retry-after': String(retryAfter) })
+}
+
+/** POST /exports (and POST /reports/export): checks, then appends ExportRequested; the runner does the rest. */
+export const createExport = async (services: Services, request: FastifyRequest, body: ExportBody, lock: KeyedLock): Promise<string> => {
+  const organization = organizationOf(request)
+  requireExportPermissions(organization, body.type)
+  if (services.exports.dataSets.get(body.type) === undefined) throw unavailable(services, body.type)
+  checkReportColumns(services, body)
+  const orderId = newId()
+  const append = async () => {
+    await services.execute(exportAggregate, orderId, {
+      type: 'RequestExport', orderId, organizationId: organization.id, exportType: body.type, parameters: parametersOf(body),
+      requestedBy: request.principal?.id ?? null, now: services.clock.now().toISOString(),
+    }, commandContext(request))
+  }
+  if (body.type === 'reports') {
+    await lock.run(organization.id, async () => {
+      await checkReportsCap(services, organization.id)
+      await append()
+    })
+  } else {
+    await append()
+  }
+  return orderId
+}
+
+/** POST /exports?dryRun=true (and POST /reports/export/estimate): counts a reports export without creating it. */
+export const estimateExport = async (services: Services, request: FastifyRequest, body: ExportBody) => {
+  if (body.type !== 'reports') {
+    throw new AppError('DRY_RUN_NOT_SUPPORTED', `dry runs are supported for reports only, not ${body.type}`, { supportedTypes: ['reports'] })
+  }
+  const organization = organizationOf(request)
+  requireExportPermissions(organization, body.type)
+  const dataSet = services.exports.dataSets.get(body.type)
+  if (dataSet === undefined || dataSet.count === null) throw unavailable(services, body.type)
+  checkReportColumns(services, body)
+  const itemCount = await dataSet.count(body, {
+    organizationId: organization.id, queries: services.queries, requestedAt: services.clock.now().toISOString(), signal: new AbortController().signal,
+  })
+  return {
+    itemCount,
+    overflowed: itemCount > services.config.exportsReportsMaxRows,
+    softWarn: itemCount > services.config.exportsReportsSoftWarnRows,
+  }
+}
+
+/** A job of the caller's organization that the caller may export; another organization's is a 404. */
+const visibleJob = (organization: OrganizationContext, doc: ExportJobDoc | null, what: string, id: string): ExportJobDoc => {
+  if (doc === null) throw notFound(what, id)
+  requireExportPermissions(organization, typeOfJob(doc))
+  return doc
+}
+
+export const loadJob = async (services: Services, request: FastifyRequest, orderId: string): Promise<ExportJobDoc> => {
+  const organization = organizationOf(request)
+  return visibleJob(organization, await services.queries.exportJobs.get(organization.id, orderId), 'export', orderId)
+}
+
+/** Legacy file routes: the job whose file has this identifier. */
+export const loadJobByFileId = async (services: Services, request: FastifyRequest, fileId: string): Promise<ExportJobDoc> => {
+  const organization = organizationOf(request)
+  return visibleJob(organization, await services.queries.exportJobs.byFileId(organization.id, fileId), 'export file', fileId)
+}
+
+export const jobBody = (services: Services, doc: ExportJobDoc) => ({ status: 'success' as const, data: exportJobView(doc, services.clock.now()) })
+
+/** Streams the file of a done job: 410 once expired, 409 while not done. */
+export const sendJobFile = async (services: Services, reply: FastifyReply, doc: ExportJobDoc): Promise<FastifyReply> => {
+  const expiredAt = expiredAtOf(doc, services.clock.now())
+  if (expiredAt !== null) {
+    throw new AppError('EXPORT_EXPIRED', `the file of export ${doc._id} expired at ${expiredAt}; create the export again`, { expiredAt })
+  }
+  if (doc.status !== 'done' || doc.file === null) {
+    throw new AppError('EXPORT_NOT_READY', `export ${doc._id} is ${doc.status}; its file exists once it is done`, { status: doc.status })
+  }
+  const opened = await services.files.open(doc.file.fileId)
+  if (opened === null) throw new AppError('INTERNAL', `the content of export ${doc._id} is missing`)
+  return reply
+    .header('content-type', doc.file.contentType)
+    .header('content-disposition', contentDisposition(doc.file.fileName))
+    .header('content-length', String(opened.file.size))
+    .send(opened.stream)
+}
+
+export const sendBlob = async (services: Services, request: FastifyRequest, reply: FastifyReply, kind: BlobKind): Promise<FastifyReply> => {
+  const organizationId = organizationOf(request).id
+  const blob = await services.queries.exportBlobs.current(organizationId, kind)
+  const opened = blob === null ? null : await services.files.open(blob.file.fileId)
+  if (blob === null || opened === null) throw new AppError('NOT_FOUND', `no ${kind} file has been produced yet`, { resource: 'blob', kind })
+  return reply
+    .header('content-type', blob.file.contentType)
+    .header('content-disposition', contentDisposition(blob.file.fileName))
+    .header('content-length', String(opened.file.size))
+    .send(opened.stream)
+}
+
+/**
+ * A legacy GET export: the same data set and CSV writer as the job runner,
+ * streamed inline, so the bytes, Content-Type and Content-Disposition equal
+ * the canonical file's for the same request.
+ */
+export const sendInlineExport = (services: Services, request: FastifyRequest, reply: FastifyReply, raw: Record<string, unknown>): FastifyReply => {
+  const parsed = parseExportBody(raw)
+  if ('errors' in parsed) throw bindError(parsed.errors)
+  const { body } = parsed
+  const organization = organizationOf(request)
+  requireExportPermissions(organization, body.type)
+  const dataSet = services.exports.dataSets.get(body.type)
+  if (dataSet === undefined) throw unavailable(services, body.type)
+  const requestedAt = services.clock.now().toISOString()
+  const abort = new AbortController()
+  const opened = dataSet.open(body, { organizationId: organization.id, queries: services.queries, requestedAt, signal: abort.signal })
+  const content = csvStream(opened.header, opened.records)
+  content.once('close', () => abort.abort())
+  return reply
+    .header('content-type', dataSet.contentType)
+    .header('content-disposition', contentDisposition(exportFileName(body.type, requestedAt)))
+    .send(content)
+}
+
+export const ListQuery = Type.Object({
+  page: Type.Integer({ minimum: 1, default: 1 }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  status: Type.Optional(Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('done'), Type.Literal('failed')])),
+  type: Type.Optional(Type.Union(exportTypes.map((t) => Type.Literal(t)))),
+  requestedFrom: Type.Optional(Type.String({ format: 'date-time', description: 'jobs requested at or after (ISO 8601)' })),
+  requestedTo: Type.Optional(Type.String({ format: 'date-time', description: 'jobs requested before (ISO 8601)' })),
+}, { additionalProperties: false })
+
+export interface ListParameters {
+  page: number
+  limit: number
+  status?: ExportJobStatus
+  type?: ExportType
+  requestedFrom?: string
+  requestedTo?: string
+}
+
+/** GET /exports: the organization's jobs of the types the caller may export, newest first. */
+export const listJobs = async (services: Services, request: FastifyRequest, query: ListParameters) => {
+  const organization = organizationOf(request)
+  const visible = exportTypes.filter((type) => mayUse(organization, type))
+  if (visible.length === 0) throw new AppError('FORBIDDEN', 'permission ReadExport or ExportReports is required', { permission: 'ReadExport' })
+  if (query.type !== undefined) requireExportPermissions(organization, query.type)
+  const { items, total } = await services.queries.exportJobs.list({
+    organizationId: organization.id, types: query.type === undefined ? visible : [query.type], offset: (query.page - 1) * query.limit, limit: query.limit,
+    ...(query.status === undefined ? {} : { status: query.status }),
+    ...(query.requestedFrom === undefined ? {} : { requestedFrom: new Date(query.requestedFrom).toISOString() }),
+    ...(query.requestedTo === undefined ? {} : { requestedTo: new Date(query.requestedTo).toISOString() }),
+  })
+  const now = services.clock.now()
+  return { status: 'success' as const, data: items.map((doc) => exportJobView(doc, now)), pagination: pagination(query.page, query.limit, total) }
+}
+
+export const sourcesBody = (services: Services) => ({
+  status: 'success' as const,
+  data: { type: 'reports' as const, sources: services.exports.sources.list().map((s) => ({ name: s.name, description: s.description, columns: [...s.columns] })) },
+})
+
+/**
+ * Bodies of export routes are JSON only: any other content type, malformed
+ * JSON or an empty JSON body answers 400 BIND_ERROR (the interface's
+ * "body of the wrong shape"), not the generic 400/415.
+ */
+export const acceptJsonBodiesOnly = (app: FastifyInstance): void => {
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser(['application/json', 'text/plain'])
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    parseJson(request, typeof body === 'string' ? body : body.toString('utf8'), (error, value) => {
+      if (error === null) done(null, value)
+      else done(bindError([{ field: 'body', message: 'is not valid JSON' }]), undefined)
+    })
+  })
+  app.addContentTypeParser('*', (_request, _payload, done) => {
+    done(bindError([{ field: 'body', message: 'must be a JSON object sent with Content-Type: application/json' }]), undefined)
+  })
+}

@@ -1,0 +1,134 @@
+import { PassThrough, type Writable } from 'node:stream'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { filter } from 'rxjs'
+import { isEventOf, type RecordedOf } from '../events/catalogue.js'
+import { exportEventTypes } from '../events/export.js'
+import type { Services } from '../services.js'
+import { organizationOf } from './context.js'
+import { updateOfDoc, updateOfEvent, type ExportUpdate } from './exportViews.js'
+
+export const EXPORT_EVENT_NAME = 'export.updated'
+
+/** Live events held while a reconnecting client catches up; a client further behind is dropped. */
+const MAX_HELD_DURING_CATCH_UP = 10_000
+
+/**
+ * One server-sent-event connection. Writes never wait: a client whose unsent
+ * bytes pass the limit is disconnected (it reconnects with Last-Event-ID and
+ * catches up from the read model), so a slow reader never grows memory.
+ */
+export class SseChannel {
+  private closed = false
+
+  constructor(private readonly out: Writable, private readonly maxBufferedBytes: number, private readonly onDrop: () => void = () => undefined) {}
+
+  get isClosed(): boolean {
+    return this.closed
+  }
+
+  private write(text: string): boolean {
+    if (this.closed) return false
+    if (this.out.writableLength > this.maxBufferedBytes) {
+      this.onDrop()
+      this.close()
+      return false
+    }
+    this.out.write(text)
+    return true
+  }
+
+  send(id: number, event: string, data: unknown): boolean {
+    return this.write(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
+  }
+
+  comment(text: string): boolean {
+    return this.write(`: ${text}\n\n`)
+  }
+
+  retry(ms: number): boolean {
+    return this.write(`retry: ${ms}\n\n`)
+  }
+
+  close(): void {
+    if (this.closed) return
+    this.closed = true
+    this.out.end()
+  }
+}
+
+type ExportRecorded = RecordedOf<(typeof exportEventTypes)[number]>
+
+const lastEventIdOf = (request: FastifyRequest): number | null => {
+  const raw = request.headers['last-event-id']
+  if (typeof raw !== 'string' || !/^\d{1,16}$/.test(raw.trim())) return null
+  return Number(raw.trim())
+}
+
+/**
+ * GET /exports/sse (and its legacy twin): `export.updated` events of the
+ * caller's organization, each with the global position of its event as `id`.
+ * A client that reconnects with `Last-Event-ID` first gets the current state
+ * of every job changed after that position (from the read model), then the
+ * live events; a heartbeat comment keeps proxies from closing the idle stream.
+ */
+export const streamExportEvents = (services: Services, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+  const organizationId = organizationOf(request).id
+  const { config } = services
+  const out = new PassThrough()
+  const channel = new SseChannel(out, config.exportsSseMaxBufferBytes, () =>
+    request.log.warn({ organizationId }, 'export event stream dropped a client that fell behind'))
+  const lastEventId = lastEventIdOf(request)
+  let held: ExportRecorded[] | null = lastEventId === null ? null : []
+  const sentDuringCatchUp = new Map<string, number>()
+
+  const forward = (position: number, update: ExportUpdate) => channel.send(position, EXPORT_EVENT_NAME, update)
+  const subscription = services.hub.events$
+    .pipe(filter((event): event is ExportRecorded => isEventOf(event, exportEventTypes) && event.data.organizationId === organizationId))
+    .subscribe({
+      next: (event) => {
+        if (held === null) {
+          forward(event.position, updateOfEvent(event))
+          return
+        }
+        held.push(event)
+        if (held.length > MAX_HELD_DURING_CATCH_UP) channel.close()
+      },
+      complete: () => channel.close(),
+    })
+  const heartbeat = setInterval(() => channel.comment('heartbeat'), config.exportsSseHeartbeatMs)
+  const cleanup = () => {
+    clearInterval(heartbeat)
+    subscription.unsubscribe()
+    channel.close()
+  }
+  reply.raw.once('close', cleanup)
+  out.once('close', cleanup)
+
+  const catchUp = async (after: number) => {
+    for await (const doc of services.queries.exportJobs.changedSince(organizationId, after)) {
+      if (channel.isClosed) return
+      const position = doc._position ?? 0
+      forward(position, updateOfDoc(doc, services.clock.now()))
+      sentDuringCatchUp.set(doc._id, position)
+    }
+    const pending = held ?? []
+    held = null
+    for (const event of pending) {
+      if ((sentDuringCatchUp.get(event.data.orderId) ?? 0) < event.position) forward(event.position, updateOfEvent(event))
+    }
+    sentDuringCatchUp.clear()
+  }
+
+  reply
+    .header('content-type', 'text/event-stream; charset=utf-8')
+    .header('cache-control', 'no-cache, no-transform')
+    .header('x-accel-buffering', 'no')
+  channel.retry(5000)
+  if (lastEventId !== null) {
+    catchUp(lastEventId).catch((error: unknown) => {
+      request.log.error({ err: error }, 'export event stream could not catch up')
+      channel.close()
+    })
+  }
+  return reply.send(out)
+}

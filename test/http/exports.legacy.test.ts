@@ -1,0 +1,187 @@
+import t from 'tap'
+import { exportTypeInfo, exportTypes } from '../../src/exports/catalogue.js'
+import { ManualClock } from '../../src/shared/clock.js'
+import { loadConfig, type Config } from '../../src/shared/config.js'
+import { createTestApp, type TestApp } from '../helpers/app.js'
+import { tempDir } from '../helpers/config.js'
+import { creditsSource, fixtureDataSet, jobSettled, memberToken, postExport, reportsDataSet } from '../helpers/exports.js'
+
+const BEFORE = '2026-06-15T12:00:00.000Z'
+
+const legacyRoutes = [
+  ...exportTypes.flatMap((type) => exportTypeInfo[type].legacyPath === null ? [] : [`GET ${exportTypeInfo[type].legacyPath}`]),
+  'GET /export/logs', 'GET /export/daily', 'GET /export/monthly',
+  'GET /export/orders/receivables', 'GET /export/orders/receivables/sse', 'GET /export/orders/file/{fileid}',
+  'POST /reports/export', 'POST /reports/export/estimate', 'GET /reports/export/available-sources', 'GET /reports/export/download/{fileid}',
+]
+const isReportsRoute = (route: string) => route.includes('/reports/export')
+
+const setup = async (t: Parameters<typeof createTestApp>[0], config: Partial<Config> = {}, dataDir?: string) => {
+  const clock = new ManualClock(BEFORE)
+  const svc = await createTestApp(t, {
+    clock,
+    config: { ...config, ...(dataDir === undefined ? {} : { dataDir }) },
+    beforeStart: (runtime) => {
+      for (const type of exportTypes) runtime.exports.dataSets.register(type === 'reports' ? reportsDataSet(3) : fixtureDataSet(type, 12))
+      runtime.exports.sources.register(creditsSource)
+    },
+  })
+  return { svc, clock }
+}
+
+/** An administrator token valid at the clock's current time. */
+const adminNow = (svc: TestApp) => svc.clientToken(svc.config.adminClientId ?? '', svc.config.adminClientSecret ?? '')
+
+const call = (svc: TestApp, route: string, token: string, payload?: object) => {
+  const [method = 'GET', path = ''] = route.split(' ')
+  return svc.call({
+    method: method === 'POST' ? 'POST' : 'GET', url: `/v1${path.replace('{fileid}', 'f0')}`, token, organizationId: svc.organizationId,
+    ...(payload === undefined ? {} : { payload }),
+  })
+}
+
+t.test('the 28 legacy routes are in the OpenAPI document, deprecated with their sunset', async (t) => {
+  const { svc } = await setup(t)
+  t.equal(legacyRoutes.length, 28)
+  const doc = (await svc.call({ method: 'GET', url: '/v1/openapi.json' })).json()
+  for (const route of legacyRoutes) {
+    const [method = '', path = ''] = route.split(' ')
+    const operation = doc.paths[`/v1${path}`]?.[method.toLowerCase()]
+    t.ok(operation, `${route} exists`)
+    t.equal(operation?.deprecated, true, `${route} is deprecated`)
+    t.equal(operation?.['x-sunset'], isReportsRoute(route) ? '2026-07-01' : '2026-08-01', `${route} sunset`)
+  }
+  t.notOk(doc.paths['/v1/exports']?.post?.deprecated, 'canonical routes are not deprecated')
+})
+
+t.test('a legacy GET export answers the canonical file inline, byte for byte, with deprecation headers', async (t) => {
+  const { svc } = await setup(t)
+  const filters = { status: ['completed'], minAmount: '1000.00' }
+  const queries: Array<[string, object, string]> = [
+    ['receivables', { after: '2026-01-03T00:00:00Z', before: '2026-01-09T00:00:00Z' }, '/export/receivables?after=2026-01-03T00:00:00Z&before=2026-01-09T00:00:00Z'],
+    ['receivables-cutoff', { before: '2026-01-05T00:00:00Z' }, '/export/receivables/cutoff?before=2026-01-05T00:00:00Z'],
+    ['orders-accounting', {}, '/export/orders'],
+    ['csv-a', { typeFile: 'installments' }, '/export/csv-a?typeFile=installments'],
+    ['payments', { filters }, `/export/payments?filters=${encodeURIComponent(JSON.stringify(filters))}`],
+    ['debtors-credit-active-invoicing-a', { after: '2026-01-10T00:00:00Z' }, '/export/debtors/credit-active/invoicing-a?after=2026-01-10T00:00:00Z'],
+  ]
+  for (const [type, body, legacyUrl] of queries) {
+    const orderID = (await postExport(svc, { type, ...body })).json().data.orderID
+    await jobSettled(svc.runtime, orderID)
+    const canonical = await svc.call({ method: 'GET', url: `/v1/exports/${orderID}/file`, token: svc.adminToken, organizationId: svc.organizationId })
+    const legacy = await svc.call({ method: 'GET', url: `/v1${legacyUrl}`, token: svc.adminToken, organizationId: svc.organizationId })
+    t.equal(legacy.statusCode, 200, type)
+    t.ok(legacy.rawPayload.equals(canonical.rawPayload), `${type}: identical bytes`)
+    t.ok(legacy.rawPayload.length > 40, `${type}: not empty`)
+    t.equal(legacy.headers['content-type'], canonical.headers['content-type'])
+    t.equal(legacy.headers['content-disposition'], canonical.headers['content-disposition'])
+    t.equal(legacy.headers['deprecation'], 'true')
+    t.equal(legacy.headers['sunset'], 'Sat, 01 Aug 2026 00:00:00 GMT')
+    t.equal(legacy.headers['link'], '</v1/exports>; rel="successor-version"')
+  }
+  const bad = await svc.call({ method: 'GET', url: '/v1/export/payments?filters=%7Bnope', token: svc.adminToken, organizationId: svc.organizationId })
+  t.equal(bad.statusCode, 400)
+  t.equal(bad.json().data.code, 'BIND_ERROR')
+  t.equal(bad.headers['deprecation'], 'true', 'failures carry the deprecation headers too')
+  const refused = await svc.call({ method: 'GET', url: '/v1/export/receivables', token: await memberToken(svc, svc.organizationId, ['ReadExport']), organizationId: svc.organizationId })
+  t.equal(refused.statusCode, 403, 'the same permissions as the canonical type')
+})
+
+t.test('legacy file routes take the file identifier and resolve it to the job', async (t) => {
+  const { svc } = await setup(t)
+  const orderID = (await postExport(svc, { type: 'receivables' })).json().data.orderID
+  const doc = await jobSettled(svc.runtime, orderID)
+  const canonical = await svc.call({ method: 'GET', url: `/v1/exports/${orderID}/file`, token: svc.adminToken, organizationId: svc.organizationId })
+  for (const path of ['/export/orders/file', '/reports/export/download']) {
+    const legacy = await svc.call({ method: 'GET', url: `/v1${path}/${doc.fileId ?? ''}`, token: svc.adminToken, organizationId: svc.organizationId })
+    t.equal(legacy.statusCode, 200, path)
+    t.ok(legacy.rawPayload.equals(canonical.rawPayload))
+    t.equal(legacy.headers['link'], `</v1/exports/${orderID}/file>; rel="successor-version"`)
+    const byOrder = await svc.call({ method: 'GET', url: `/v1${path}/${orderID}`, token: svc.adminToken, organizationId: svc.organizationId })
+    t.equal(byOrder.statusCode, 404, `${path} with an orderID is 404`)
+  }
+})
+
+t.test('the legacy reports routes behave as their canonical twins', async (t) => {
+  const { svc } = await setup(t)
+  const body = { columns: ['credits.id', 'credits.principal'] }
+  const created = await svc.call({ method: 'POST', url: '/v1/reports/export', token: svc.adminToken, organizationId: svc.organizationId, payload: body })
+  t.equal(created.statusCode, 202)
+  t.equal(created.headers['location'], `/v1/exports/${created.json().data.orderID}`)
+  t.equal(created.headers['sunset'], 'Wed, 01 Jul 2026 00:00:00 GMT')
+  t.equal((await jobSettled(svc.runtime, created.json().data.orderID)).exportType, 'reports')
+  const estimate = await svc.call({ method: 'POST', url: '/v1/reports/export/estimate', token: svc.adminToken, organizationId: svc.organizationId, payload: body })
+  const canonical = await postExport(svc, { type: 'reports', ...body }, { url: '/v1/exports?dryRun=true' })
+  t.equal(estimate.statusCode, 200)
+  t.same(estimate.json(), canonical.json())
+  t.equal(estimate.headers['link'], '</v1/exports?dryRun=true>; rel="successor-version"')
+  const sources = await svc.call({ method: 'GET', url: '/v1/reports/export/available-sources', token: svc.adminToken, organizationId: svc.organizationId })
+  t.same(sources.json(), (await svc.call({ method: 'GET', url: '/v1/exports/sources?type=reports', token: svc.adminToken, organizationId: svc.organizationId })).json())
+  const form = await svc.call({
+    method: 'POST', url: '/v1/reports/export', token: svc.adminToken, organizationId: svc.organizationId,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'columns=credits.id',
+  })
+  t.equal(form.statusCode, 400)
+  t.equal(form.json().data.code, 'BIND_ERROR')
+})
+
+t.test('from their sunset on, legacy routes answer 404; the reports routes retire a month earlier', async (t) => {
+  const { svc, clock } = await setup(t)
+  clock.set('2026-06-30T23:59:59.000Z')
+  let token = await adminNow(svc)
+  t.equal((await call(svc, 'GET /reports/export/available-sources', token)).statusCode, 200, 'the day before')
+  clock.set('2026-07-01T00:00:00.000Z')
+  token = await adminNow(svc)
+  for (const route of legacyRoutes.filter(isReportsRoute)) {
+    const response = await call(svc, route, token, route.startsWith('POST') ? { columns: ['credits.id'] } : undefined)
+    t.equal(response.statusCode, 404, route)
+    t.match(response.json(), { status: 'fail', data: { code: 'LEGACY_ROUTE_RETIRED', sunset: '2026-07-01T00:00:00.000Z' } })
+  }
+  t.equal((await call(svc, 'GET /export/receivables', token)).statusCode, 200, 'the other routes still answer in July')
+  clock.set('2026-08-01T00:00:00.000Z')
+  token = await adminNow(svc)
+  for (const route of legacyRoutes) {
+    const response = await call(svc, route, token, route.startsWith('POST') ? { columns: ['credits.id'] } : undefined)
+    t.equal(response.statusCode, 404, route)
+    t.equal(response.json().data.code, 'LEGACY_ROUTE_RETIRED')
+  }
+  const response = await call(svc, 'GET /export/receivables', token)
+  t.match(response.json().data, { successor: '/v1/exports', sunset: '2026-08-01T00:00:00.000Z' })
+  t.equal((await postExport(svc, { type: 'receivables' }, { token })).statusCode, 202, 'the canonical routes go on')
+})
+
+t.test('operators move the sunsets with EXPORTS_LEGACY_SUNSET and EXPORTS_LEGACY_REPORTS_SUNSET', async (t) => {
+  const config = loadConfig({ EXPORTS_LEGACY_SUNSET: '2026-06-01', EXPORTS_LEGACY_REPORTS_SUNSET: '2026-12-31T18:00:00Z' }, {})
+  t.equal(config.exportsLegacySunset.toISOString(), '2026-06-01T00:00:00.000Z')
+  t.throws(() => loadConfig({ EXPORTS_LEGACY_SUNSET: 'next summer' }), /EXPORTS_LEGACY_SUNSET must be an ISO 8601 date/)
+  const { svc } = await setup(t, { exportsLegacySunset: config.exportsLegacySunset, exportsLegacyReportsSunset: config.exportsLegacyReportsSunset })
+  t.equal((await call(svc, 'GET /export/receivables', svc.adminToken)).statusCode, 404, 'retired since June 1st')
+  const reports = await call(svc, 'GET /reports/export/available-sources', svc.adminToken)
+  t.equal(reports.statusCode, 200)
+  t.equal(reports.headers['sunset'], 'Thu, 31 Dec 2026 18:00:00 GMT')
+  const doc = (await svc.call({ method: 'GET', url: '/v1/openapi.json' })).json()
+  t.equal(doc.paths['/v1/export/receivables'].get['x-sunset'], '2026-06-01')
+})
+
+t.test('every legacy call is counted per organization and route, before and after the sunset, across restarts', async (t) => {
+  const dataDir = tempDir()
+  const { svc, clock } = await setup(t, {}, dataDir)
+  await call(svc, 'GET /export/receivables', svc.adminToken)
+  await call(svc, 'GET /export/receivables', svc.adminToken)
+  await call(svc, 'GET /reports/export/available-sources', svc.adminToken)
+  clock.set('2026-08-02T00:00:00.000Z')
+  const token = await adminNow(svc)
+  t.equal((await call(svc, 'GET /export/receivables', token)).statusCode, 404)
+  await svc.close()
+
+  const { svc: restarted } = await setup(t, {}, dataDir)
+  clock.set('2026-08-02T00:00:00.000Z')
+  const usage = await restarted.call({ method: 'GET', url: '/v1/exports/legacy-usage', token: await adminNow(restarted) })
+  t.equal(usage.statusCode, 200)
+  t.same(usage.json().data.map(({ route, calls, callsAfterSunset, organizationId }: Record<string, unknown>) => ({ route, calls, callsAfterSunset, organizationId })), [
+    { route: 'GET /export/receivables', calls: 3, callsAfterSunset: 1, organizationId: restarted.organizationId },
+    { route: 'GET /reports/export/available-sources', calls: 1, callsAfterSunset: 0, organizationId: restarted.organizationId },
+  ])
+  const member = await memberToken(restarted, restarted.organizationId, ['ReadExport', 'AdministerOrganization'])
+  t.equal((await restarted.call({ method: 'GET', url: '/v1/exports/legacy-usage', token: member })).statusCode, 403, 'administrators only')
+})

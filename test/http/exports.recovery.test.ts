@@ -1,0 +1,75 @@
+import t from 'tap'
+import { exportAggregate } from '../../src/commands/export.js'
+import { ManualClock } from '../../src/shared/clock.js'
+import { createTestApp } from '../helpers/app.js'
+import { tempDir } from '../helpers/config.js'
+import { blockingDataSet, fixtureDataSet, jobEvent, jobSettled, postExport } from '../helpers/exports.js'
+
+t.test('a job running when the service stops is interrupted, then resumed by the next start', async (t) => {
+  const dataDir = tempDir()
+  const clock = new ManualClock('2026-03-10T09:00:00.000Z')
+  let running: () => void = () => undefined
+  const started = new Promise<void>((resolve) => { running = resolve })
+  const first = await createTestApp(t, { clock, config: { dataDir }, beforeStart: (runtime) => runtime.exports.dataSets.register(blockingDataSet('receivables', running)) })
+  const orderID: string = (await postExport(first, { type: 'receivables' })).json().data.orderID
+  await started
+  const interrupted = jobEvent(first.runtime, orderID, 'ExportInterrupted')
+  await first.runtime.exports.workers.stop()
+  await interrupted
+  await first.close()
+
+  const second = await createTestApp(t, { clock, config: { dataDir }, beforeStart: (runtime) => runtime.exports.dataSets.register(fixtureDataSet('receivables', 3)) })
+  const doc = await jobSettled(second.runtime, orderID)
+  t.match(doc, { status: 'done', attempts: 2, rowCount: 3 })
+  const history: string[] = []
+  for await (const event of second.runtime.history(`export-${orderID}`)) history.push(event.type)
+  t.same(history.slice(0, 4), ['ExportRequested', 'ExportStarted', 'ExportInterrupted', 'ExportStarted'])
+  t.equal(history.at(-1), 'ExportCompleted')
+})
+
+t.test('a job whose runner died is requeued once its heartbeat is stale, and fails after the last attempt', async (t) => {
+  const dataDir = tempDir()
+  const clock = new ManualClock('2026-03-10T09:00:00.000Z')
+  // An instance that accepts jobs but runs none, then vanishes with a job marked running (a crash).
+  const crashed = await createTestApp(t, { clock, config: { dataDir, processesEnabled: false }, beforeStart: (runtime) => runtime.exports.dataSets.register(fixtureDataSet('receivables', 2)) })
+  const ids: string[] = []
+  for (let i = 0; i < 2; i++) ids.push((await postExport(crashed, { type: 'receivables' })).json().data.orderID)
+  const context = { organizationId: crashed.organizationId, actorId: null, correlationId: 'crash' }
+  for (const id of ids) await crashed.runtime.execute(exportAggregate, id, { type: 'StartExport', attemptId: `dead-${id}`, now: clock.now().toISOString() }, context)
+  // The second has already run as often as allowed.
+  const last = ids[1] ?? ''
+  await crashed.runtime.execute(exportAggregate, last, { type: 'InterruptExport', attemptId: `dead-${last}`, reason: 'test', maxAttempts: 2, now: clock.now().toISOString() }, context)
+  await crashed.runtime.execute(exportAggregate, last, { type: 'StartExport', attemptId: `dead2-${last}`, now: clock.now().toISOString() }, context)
+  await crashed.close()
+
+  const config = { dataDir, exportsStaleAfterSeconds: 120, exportsMaxAttempts: 2 }
+  const restarted = await createTestApp(t, { clock, config, beforeStart: (runtime) => runtime.exports.dataSets.register(fixtureDataSet('receivables', 2)) })
+  t.same((await restarted.runtime.queries.exportJobs.byId(ids[0] ?? ''))?.status, 'running', 'a fresh heartbeat is trusted')
+  clock.advance(121_000)
+  await restarted.runtime.scheduler.runNow('exportRecovery')
+  const resumed = await jobSettled(restarted.runtime, ids[0] ?? '')
+  t.match(resumed, { status: 'done', attempts: 2 })
+  const failed = await jobSettled(restarted.runtime, last)
+  t.match(failed, { status: 'failed', attempts: 2 })
+  t.match(failed.error, /^the export was interrupted 2 times \(last: its runner stopped: no heartbeat since 2026-03-10T09:00:00.000Z\); create it again$/)
+})
+
+t.test('one instance runs at most EXPORTS_CONCURRENCY jobs; the rest wait queued', async (t) => {
+  let startedCount = 0
+  let twoStarted: () => void = () => undefined
+  const both = new Promise<void>((resolve) => { twoStarted = resolve })
+  const svc = await createTestApp(t, {
+    config: { exportsConcurrency: 2 },
+    beforeStart: (runtime) => runtime.exports.dataSets.register(blockingDataSet('receivables', () => {
+      startedCount += 1
+      if (startedCount === 2) twoStarted()
+    })),
+  })
+  const ids: string[] = []
+  for (let i = 0; i < 3; i++) ids.push((await postExport(svc, { type: 'receivables' })).json().data.orderID)
+  await both
+  const statuses = await Promise.all(ids.map(async (id) => (await svc.runtime.queries.exportJobs.byId(id))?.status))
+  t.same(statuses, ['running', 'running', 'queued'], 'oldest first')
+  t.equal(svc.runtime.exports.workers.active.size, 2)
+  t.equal(startedCount, 2)
+})
