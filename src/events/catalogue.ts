@@ -8,6 +8,8 @@ import type { SystemEvent } from './system.js'
 import type { Recorded } from './types.js'
 import type { UserEvent, UsernameEvent } from './user.js'
 import type { WebhookEvent } from './webhook.js'
+import type { SignatureEvent } from './signature.js'
+import type { NotificationEvent } from './notification.js'
 
 /** Every event of the service: one union per aggregate, joined here. */
 export type DomainEvent =
@@ -21,6 +23,8 @@ export type DomainEvent =
   | SystemEvent
   | ProfileEvent
   | WebhookEvent
+  | SignatureEvent
+  | NotificationEvent
 
 export type DomainEventType = DomainEvent['type']
 

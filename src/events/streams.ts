@@ -2,6 +2,7 @@
 export const streamTypes = [
   'organization', 'user', 'username', 'oauthClient', 'membership', 'roleTemplate', 'refreshTokenFamily', 'system',
   'profile', 'webhook',
+  'signature', 'notification',
 ] as const
 
 export type StreamType = (typeof streamTypes)[number]

@@ -5,6 +5,10 @@ import { healthRoutes } from './health.js'
 import { meRoutes } from './me.js'
 import { oauthRoutes } from './oauth.js'
 import { roleTemplateRoutes } from './roleTemplates.js'
+import { cityRoutes } from './cities.js'
+import { profileRoutes } from './profiles.js'
+import { profileFileRoutes } from './profileFiles.js'
+import { signatureRoutes } from './signatures.js'
 
 /** Every resource family, each an encapsulated plugin mounted under /v1. */
 export const routePlugins: ReadonlyArray<FastifyPluginAsyncTypebox<{ services: Services }>> = [
@@ -13,4 +17,8 @@ export const routePlugins: ReadonlyArray<FastifyPluginAsyncTypebox<{ services: S
   administrationRoutes,
   meRoutes,
   roleTemplateRoutes,
+  cityRoutes,
+  profileRoutes,
+  profileFileRoutes,
+  signatureRoutes,
 ]

@@ -2,10 +2,12 @@ import type { Services } from '../services.js'
 import { organizationSetupProcess } from './organizationSetup.js'
 import type { ProcessManager } from './process.js'
 import type { ScheduledJob } from './scheduler.js'
+import { signerNotificationsProcess } from './signerNotifications.js'
 
 /** Every process manager of the service. */
 export const allProcesses: ReadonlyArray<ProcessManager<Services>> = [
   organizationSetupProcess,
+  signerNotificationsProcess,
 ]
 
 /** Every node-cron job of the service. */

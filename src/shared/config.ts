@@ -51,6 +51,14 @@ const oneOf = <T extends string>(env: string, values: readonly T[], fallback: T,
   },
 })
 
+const list = (env: string, fallback: readonly string[], description: string): Setting<readonly string[]> => ({
+  env, description, defaultText: fallback.join(','),
+  parse: (raw) => {
+    if (raw === undefined || raw.trim() === '') return fallback
+    return raw.split(',').map((item) => item.trim().toLowerCase()).filter((item) => item !== '')
+  },
+})
+
 export const settings = {
   port: integer('PORT', 8080, 'TCP port the HTTP server listens on', 0),
   host: text('HOST', '0.0.0.0', 'Interface the HTTP server binds to'),
@@ -75,6 +83,12 @@ export const settings = {
   cronEnabled: flag('CRON_ENABLED', true, 'Run the node-cron schedules (expiry jobs, snapshots)'),
   processesEnabled: flag('PROCESSES_ENABLED', true, 'Run the process managers (webhooks, exports, payment application)'),
   shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 'Longest wait for in-flight requests on SIGTERM/SIGINT', 0),
+  uploadMaxBytes: integer('UPLOAD_MAX_BYTES', 10_485_760, 'Largest profile or signature file upload in bytes (10 MiB)', 1),
+  uploadAllowedTypes: list('UPLOAD_ALLOWED_TYPES', ['application/pdf', 'image/jpeg', 'image/png', 'image/webp', 'image/tiff', 'image/heic'],
+    'Comma-separated content types accepted for profile and signature files, as sniffed from the bytes'),
+  smtpUrl: optionalText('SMTP_URL', 'SMTP server for notifications (smtp://user:pass@host:587 or smtps://…). Unset: notifications are recorded and logged only'),
+  smtpFrom: text('SMTP_FROM', 'Credit service <no-reply@localhost>', 'From address of notification e-mails'),
+  smtpTimeoutMs: integer('SMTP_TIMEOUT_MS', 10_000, 'Connection, greeting and socket timeout of the SMTP client in milliseconds', 1),
 } as const
 
 type Settings = typeof settings

@@ -33,6 +33,10 @@ export const errorStatuses = {
   INTERNAL: 500,
   NOT_IMPLEMENTED: 501,
   SERVICE_UNAVAILABLE: 503,
+  SIGNATURE_FINALIZED: 409,
+  SIGNATURE_INCOMPLETE: 409,
+  SIGNATURE_FILE_EXISTS: 409,
+  SIGNATURE_FILE_DELETED: 404,
 } as const satisfies Record<string, number>
 
 export type ErrorCode = keyof typeof errorStatuses
