@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyContextConfig, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { profileAggregate, type ProfileCommand } from '../commands/profile.js'
 import type { LegalPerson, NaturalPerson, ProfileType } from '../events/profile.js'
@@ -18,6 +18,9 @@ const IdParams = Type.Object({ id: Uuid })
 const ExpandValue = Type.String({ pattern: '^(entity|natural|legal|city)(,(entity|natural|legal|city))*$' })
 
 const typeNames: Record<1 | 2, ProfileType> = { 1: 'natural', 2: 'legal' }
+
+const reads: FastifyContextConfig = { organization: 'config-header', permissions: ['ReadProfile'] }
+const writes: FastifyContextConfig = { organization: 'config-header', permissions: ['WriteProfile'] }
 
 /** A city id must name a city of GET /cities. */
 const unknownCity = (type: ProfileType, person: { cityId?: string | undefined } | undefined): void => {
@@ -62,7 +65,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   const run = (request: FastifyRequest, id: string, command: ProfileCommand) => services.execute(profileAggregate, id, command, commandContext(request))
 
   app.get('/profiles', {
-    config: { organization: 'config-header', permissions: ['ReadProfile'] },
+    config: reads,
     schema: {
       summary: 'List the profiles the caller may view',
       description: 'Own profiles, plus those shared with the caller when `shared=true`; an administrator sees every profile of the organization. ' +
@@ -109,7 +112,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   })
 
   app.get('/profiles/:id', {
-    config: { organization: 'config-header', permissions: ['ReadProfile'] },
+    config: reads,
     schema: {
       summary: 'One profile, fully expanded, with its files and shares',
       tags: ['Profiles'], headers: ConfigOrganizationHeaders, params: IdParams,
@@ -121,7 +124,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   })
 
   app.post('/profiles', {
-    config: { organization: 'config-header', permissions: ['WriteProfile'] },
+    config: writes,
     schema: {
       summary: 'Create a profile (natural or legal person); the caller becomes its owner',
       tags: ['Profiles'], headers: ConfigOrganizationHeaders,
@@ -145,7 +148,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   })
 
   app.patch('/profiles/:id', {
-    config: { organization: 'config-header', permissions: ['WriteProfile'] },
+    config: writes,
     schema: {
       summary: 'Change some fields of a profile',
       description: 'Send `natural` (natural profiles) or `legal` (legal profiles) with the fields to change; fields not sent stay. ' +
@@ -165,7 +168,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   })
 
   app.post('/profiles/:id/deactivate', {
-    config: { organization: 'config-header', permissions: ['WriteProfile'] },
+    config: writes,
     schema: {
       summary: 'Deactivate a profile (owner or administrator); no new credits are granted to an inactive debtor',
       tags: ['Profiles'], headers: ConfigOrganizationHeaders, params: IdParams,
@@ -179,7 +182,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   })
 
   app.post('/profiles/:id/activate', {
-    config: { organization: 'config-header', permissions: ['WriteProfile'] },
+    config: writes,
     schema: {
       summary: 'Activate a profile again (owner or administrator)',
       tags: ['Profiles'], headers: ConfigOrganizationHeaders, params: IdParams,
@@ -192,7 +195,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   })
 
   app.post('/profiles/:id/shares', {
-    config: { organization: 'config-header', permissions: ['WriteProfile'] },
+    config: writes,
     schema: {
       summary: 'Share a profile with another user of the organization (owner or administrator)',
       description: 'The user then sees the profile in GET /profiles?shared=true, and may change it if they hold WriteProfile.',
@@ -212,7 +215,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   })
 
   app.delete('/profiles/:id/shares/:userId', {
-    config: { organization: 'config-header', permissions: ['WriteProfile'] },
+    config: writes,
     schema: {
       summary: 'Stop sharing a profile with a user (owner or administrator)',
       tags: ['Profiles'], headers: ConfigOrganizationHeaders, params: Type.Object({ id: Uuid, userId: Uuid }),
@@ -226,7 +229,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   })
 
   app.post('/profiles/:id/copy', {
-    config: { organization: 'config-header', permissions: ['ReadProfile'] },
+    config: reads,
     schema: {
       summary: 'Copy a profile, usually into another organization',
       description: 'Makes an independent profile with `isCopy: true`, owned by the caller, in `organizationId` (default: the same organization), ' +
