@@ -13,6 +13,9 @@ import { GridFsFileStore } from './files/gridfs.js'
 import { DataKey } from './identity/dataKey.js'
 import { loadSigningKey } from './identity/keys.js'
 import { TokenService } from './identity/tokens.js'
+import { LogNotifier } from './notifications/log.js'
+import type { Notifier } from './notifications/notifier.js'
+import { SmtpNotifier } from './notifications/smtp.js'
 import { FileCheckpointStore, ReadStoreCheckpointStore, type CheckpointStore } from './processes/checkpoints.js'
 import { allJobs, allProcesses } from './processes/index.js'
 import { LiveHub } from './processes/liveHub.js'
@@ -61,6 +64,11 @@ const openReadSide = async (config: Config): Promise<{ readStore: ReadStore; fil
   }
 }
 
+const openNotifier = (config: Config, logger: Logger): Notifier =>
+  config.smtpUrl !== undefined
+    ? new SmtpNotifier({ url: config.smtpUrl, from: config.smtpFrom, timeoutMs: config.smtpTimeoutMs })
+    : new LogNotifier(logger)
+
 /** The composition root: opens the stores the configuration names and wires every part to them. */
 export const createRuntime = async (config: Config, options: RuntimeOptions = {}): Promise<Runtime> => {
   fs.mkdirSync(config.dataDir, { recursive: true })
@@ -70,6 +78,7 @@ export const createRuntime = async (config: Config, options: RuntimeOptions = {}
   const { readStore, files, checkpoints } = await openReadSide(config)
   const commands = new CommandHandler({ eventStore, clock, maxRetries: config.commandRetries })
   const hub = new LiveHub()
+  const notifier = openNotifier(config, logger)
   const projections = new ProjectionRunner(eventStore, readStore, allProjections, {
     logger,
     onProjected: (event: RecordedEvent) => hub.publish(event),
@@ -95,7 +104,7 @@ export const createRuntime = async (config: Config, options: RuntimeOptions = {}
   let started = false
   const up = async (ping: () => Promise<void>) => ping().then(() => true, () => false)
   const services: Services = {
-    config, clock, logger, commands, queries, files, hub, tokens, signingKey, dataKey, settle, exports: exportRuntime,
+    config, clock, logger, commands, queries, files, hub, tokens, signingKey, dataKey, notifier, settle, exports: exportRuntime,
     async health() {
       const [eventStoreUp, readStoreUp] = await Promise.all([up(() => eventStore.ping()), up(() => readStore.ping())])
       const status = eventStoreUp ? await projections.status() : { head: 0, projections: [] }
@@ -146,6 +155,7 @@ export const createRuntime = async (config: Config, options: RuntimeOptions = {}
         await projections.stop()
       }
       hub.close()
+      await notifier.close()
       await eventStore.close()
       await readStore.close()
     },

@@ -8,6 +8,7 @@ import type { DataKey } from './identity/dataKey.js'
 import type { SigningKey } from './identity/keys.js'
 import type { TokenService } from './identity/tokens.js'
 import type { LiveHub } from './processes/liveHub.js'
+import type { Notifier } from './notifications/notifier.js'
 import type { Queries } from './projections/queries.js'
 import type { Clock } from './shared/clock.js'
 import type { Config } from './shared/config.js'
@@ -36,6 +37,8 @@ export interface Services {
   tokens: TokenService
   signingKey: SigningKey
   dataKey: DataKey
+  /** Outgoing notifications (SMTP when SMTP_URL is set, else the log); only process managers send. */
+  notifier: Notifier
   /** Runs a command, then waits (bounded) until the read models show what it appended. */
   execute<C, E extends DomainEvent, S>(aggregate: Aggregate<C, E, S>, id: string, command: C, context: CommandContext): Promise<CommandResult<E, S>>
   /** Waits (bounded by READ_YOUR_WRITES_TIMEOUT_MS) until every projection has processed `position`. */

@@ -1,5 +1,5 @@
-import type { LegalPerson, NaturalPerson, ProfileEvent, ProfileType } from '../events/profile.js'
-import { AppError, invalidFields } from '../shared/errors.js'
+import { acceptsFileField, type LegalPerson, type NaturalPerson, type ProfileEvent, type ProfileFileRef, type ProfileType } from '../events/profile.js'
+import { AppError, invalidFields, type FieldError } from '../shared/errors.js'
 import type { Aggregate } from './decider.js'
 
 export type ProfileCommand =
@@ -12,6 +12,8 @@ export type ProfileCommand =
     natural: NaturalPerson | null
     legal: LegalPerson | null
     copiedFrom: { profileId: string; organizationId: string } | null
+    /** Files a copy takes over from its source. */
+    files?: ProfileFileRef[]
     now: string
   }
   | { type: 'UpdateProfile'; natural?: Partial<NaturalPerson>; legal?: Partial<LegalPerson>; now: string }
@@ -34,10 +36,29 @@ export interface ProfileState {
   sharedWith: ReadonlySet<string>
   /** field (campo) → current file id */
   files: Readonly<Record<string, string>>
+  /** field (campo) → what is recorded about its current file */
+  fileRefs: Readonly<Record<string, ProfileFileRef>>
 }
 
 const requireProfile = (state: ProfileState): void => {
   if (!state.exists) throw new AppError('NOT_FOUND', 'profile not found', { resource: 'profile' })
+}
+
+const dateFields = { natural: ['birthDate', 'employmentStartDate'], legal: ['incorporationDate'] } as const
+
+/** Birth, employment and incorporation dates cannot lie after the day of the command. */
+const futureDates = (type: ProfileType, person: Partial<NaturalPerson> | Partial<LegalPerson> | undefined, now: string): FieldError[] => {
+  if (person === undefined) return []
+  const today = now.slice(0, 10)
+  return dateFields[type].flatMap((field) => {
+    const value: unknown = Reflect.get(person, field)
+    return typeof value === 'string' && value > today ? [{ field: `body.${type}.${field}`, message: 'cannot be in the future' }] : []
+  })
+}
+
+const refuseFutureDates = (type: ProfileType, person: Partial<NaturalPerson> | Partial<LegalPerson> | undefined, now: string): void => {
+  const errors = futureDates(type, person, now)
+  if (errors.length > 0) throw invalidFields(errors)
 }
 
 /** Only the fields whose value differs from the current one. */
@@ -55,7 +76,7 @@ export const profileAggregate: Aggregate<ProfileCommand, ProfileEvent, ProfileSt
   eventTypes: ['ProfileCreated', 'ProfileUpdated', 'ProfileDeactivated', 'ProfileActivated', 'ProfileShared', 'ProfileUnshared', 'ProfileFileAttached'],
   initialState: () => ({
     exists: false, profileId: '', organizationId: '', ownerId: '', profileType: 'natural', active: false,
-    natural: null, legal: null, isCopy: false, sharedWith: new Set(), files: {},
+    natural: null, legal: null, isCopy: false, sharedWith: new Set(), files: {}, fileRefs: {},
   }),
   decide(command, state) {
     switch (command.type) {
@@ -65,9 +86,14 @@ export const profileAggregate: Aggregate<ProfileCommand, ProfileEvent, ProfileSt
         const other = command.profileType === 'natural' ? command.legal : command.natural
         if (person === null) throw invalidFields([{ field: `body.${command.profileType}`, message: `is required for a ${command.profileType} profile` }])
         if (other !== null) throw invalidFields([{ field: `body.${command.profileType === 'natural' ? 'legal' : 'natural'}`, message: `is not allowed on a ${command.profileType} profile` }])
+        refuseFutureDates(command.profileType, person, command.now)
+        const files = command.files ?? []
+        const foreign = files.find((file) => !acceptsFileField(command.profileType, file.field))
+        if (foreign !== undefined) throw invalidFields([{ field: 'files', message: `${foreign.field} is not a file of a ${command.profileType} profile` }])
         return [{ type: 'ProfileCreated', data: {
           profileId: command.profileId, organizationId: command.organizationId, ownerId: command.ownerId, type: command.profileType,
           natural: command.natural, legal: command.legal, isCopy: command.copiedFrom !== null, copiedFrom: command.copiedFrom, createdAt: command.now,
+          ...(files.length > 0 ? { files } : {}),
         } }]
       }
       case 'UpdateProfile': {
@@ -76,6 +102,7 @@ export const profileAggregate: Aggregate<ProfileCommand, ProfileEvent, ProfileSt
         if (wrong !== undefined) {
           throw invalidFields([{ field: `body.${state.profileType === 'natural' ? 'legal' : 'natural'}`, message: `cannot be set on a ${state.profileType} profile` }])
         }
+        refuseFutureDates(state.profileType, state.profileType === 'natural' ? command.natural : command.legal, command.now)
         const natural = changedFields(state.natural, command.natural)
         const legal = changedFields(state.legal, command.legal)
         if (Object.keys(natural).length === 0 && Object.keys(legal).length === 0) return []
@@ -102,6 +129,10 @@ export const profileAggregate: Aggregate<ProfileCommand, ProfileEvent, ProfileSt
           : []
       case 'AttachProfileFile':
         requireProfile(state)
+        if (!acceptsFileField(state.profileType, command.field)) {
+          throw invalidFields([{ field: 'params.campo', message: `${command.field} is not a file of a ${state.profileType} profile` }])
+        }
+        if (state.files[command.field] === command.fileId) return []
         return [{ type: 'ProfileFileAttached', data: {
           profileId: state.profileId, organizationId: state.organizationId, field: command.field, fileId: command.fileId,
           contentType: command.contentType, size: command.size, sha256: command.sha256, filename: command.filename, attachedAt: command.now,
@@ -114,9 +145,13 @@ export const profileAggregate: Aggregate<ProfileCommand, ProfileEvent, ProfileSt
   },
   evolve(state, event) {
     switch (event.type) {
-      case 'ProfileCreated':
+      case 'ProfileCreated': {
+        const files = event.data.files ?? []
         return { ...state, exists: true, active: true, profileId: event.data.profileId, organizationId: event.data.organizationId,
-          ownerId: event.data.ownerId, profileType: event.data.type, natural: event.data.natural, legal: event.data.legal, isCopy: event.data.isCopy }
+          ownerId: event.data.ownerId, profileType: event.data.type, natural: event.data.natural, legal: event.data.legal, isCopy: event.data.isCopy,
+          files: Object.fromEntries(files.map((file) => [file.field, file.fileId])),
+          fileRefs: Object.fromEntries(files.map((file) => [file.field, file])) }
+      }
       case 'ProfileUpdated':
         return {
           ...state,
@@ -134,8 +169,10 @@ export const profileAggregate: Aggregate<ProfileCommand, ProfileEvent, ProfileSt
         sharedWith.delete(event.data.userId)
         return { ...state, sharedWith }
       }
-      case 'ProfileFileAttached':
-        return { ...state, files: { ...state.files, [event.data.field]: event.data.fileId } }
+      case 'ProfileFileAttached': {
+        const { profileId: _profile, organizationId: _organization, ...ref } = event.data
+        return { ...state, files: { ...state.files, [event.data.field]: event.data.fileId }, fileRefs: { ...state.fileRefs, [event.data.field]: ref } }
+      }
       default: {
         const _never: never = event
         return _never

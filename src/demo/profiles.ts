@@ -1,6 +1,7 @@
 import { profileAggregate } from '../commands/profile.js'
 import type { LegalPerson, NaturalPerson } from '../events/profile.js'
 import { deterministicId } from '../shared/ids.js'
+import { demoPdf, demoPng, putDemoFile } from './files.js'
 import type { DemoStep } from './index.js'
 
 /** Debtors of the demo organization; ids are `deterministicId('demo', 'profile', key)` and land in `state.ids['profile.<key>']`. */
@@ -37,6 +38,18 @@ export const demoLegalPersons: Record<string, LegalPerson> = {
 
 export const demoProfileId = (key: string): string => deterministicId('demo', 'profile', key)
 
+/** Files the demo attaches: profile key, campo, and the bytes (PDF certificates, PNG document photos). */
+const demoProfileFiles: Array<{ key: string; field: string; content: () => Buffer; contentType: string; filename: string }> = [
+  { key: 'ana', field: 'work-certificate', content: () => demoPdf('Certificado laboral - Ana Gomez Restrepo'), contentType: 'application/pdf', filename: 'certificado-laboral.pdf' },
+  { key: 'ana', field: 'identity-document-front', content: () => demoPng(1), contentType: 'image/png', filename: 'cedula-frente.png' },
+  { key: 'carmen', field: 'income-certificate', content: () => demoPdf('Certificado de ingresos - Carmen Rojas'), contentType: 'application/pdf', filename: 'ingresos.pdf' },
+  { key: 'andes-coffee', field: 'chamber-of-commerce-certificate', content: () => demoPdf('Camara de Comercio - Andes Coffee Export'), contentType: 'application/pdf', filename: 'camara-comercio.pdf' },
+  { key: 'andes-coffee', field: 'rut', content: () => demoPdf('RUT 900123456-7'), contentType: 'application/pdf', filename: 'rut.pdf' },
+]
+
+/** Profiles the demo shares with the analyst (who otherwise sees only their own). */
+const demoShares = ['ana', 'andes-coffee']
+
 export const profilesDemo: DemoStep = {
   name: 'debtor profiles',
   async run(runtime, state) {
@@ -56,6 +69,22 @@ export const profilesDemo: DemoStep = {
         }, context)
       }
       state.ids[`profile.${key}`] = profileId
+    }
+    for (const file of demoProfileFiles) {
+      const profileId = demoProfileId(file.key)
+      const fileId = deterministicId('demo', 'profile-file', file.key, file.field)
+      const { state: profile } = await runtime.commands.load(profileAggregate, profileId)
+      if (profile.files[file.field] === fileId) continue
+      const stored = await putDemoFile(runtime, fileId, file.content(), { contentType: file.contentType, filename: file.filename, organizationId: state.organizationId })
+      await runtime.commands.execute(profileAggregate, profileId, {
+        type: 'AttachProfileFile', field: file.field, fileId, contentType: stored.contentType, size: stored.size, sha256: stored.sha256, filename: stored.filename, now,
+      }, context)
+    }
+    const analyst = state.users['demo.analyst']
+    if (analyst !== undefined) {
+      for (const key of demoShares) {
+        await runtime.commands.execute(profileAggregate, demoProfileId(key), { type: 'ShareProfile', userId: analyst, sharedBy: owner, now }, context)
+      }
     }
   },
 }

@@ -10,6 +10,8 @@ import type { UserEvent, UsernameEvent } from './user.js'
 import type { WebhookEvent } from './webhook.js'
 import type { WebhookSendEvent } from './webhookSend.js'
 import type { ExportBlobEvent, ExportEvent, LegacyExportUsageEvent } from './export.js'
+import type { SignatureEvent } from './signature.js'
+import type { NotificationEvent } from './notification.js'
 
 /** Every event of the service: one union per aggregate, joined here. */
 export type DomainEvent =
@@ -27,6 +29,8 @@ export type DomainEvent =
   | ExportEvent
   | ExportBlobEvent
   | LegacyExportUsageEvent
+  | SignatureEvent
+  | NotificationEvent
 
 export type DomainEventType = DomainEvent['type']
 

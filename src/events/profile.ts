@@ -61,6 +61,51 @@ export interface LegalPerson {
 
 export type ProfileType = 'natural' | 'legal'
 
+/**
+ * The files (campos) a profile may carry, with the profile types that accept
+ * each. A file of campo `work-certificate` appears on the profile's person
+ * object as `WorkCertificateFileID` (see `fileIdKey`).
+ */
+export const profileFileFields = {
+  'identity-document-front': ['natural'],
+  'identity-document-back': ['natural'],
+  'work-certificate': ['natural'],
+  'income-certificate': ['natural'],
+  'pension-certificate': ['natural'],
+  'utility-bill': ['natural', 'legal'],
+  'bank-statement': ['natural', 'legal'],
+  'tax-return': ['natural', 'legal'],
+  'rut': ['natural', 'legal'],
+  'chamber-of-commerce-certificate': ['legal'],
+  'financial-statements': ['legal'],
+  'legal-representative-document': ['legal'],
+  'shareholder-structure': ['legal'],
+} as const satisfies Record<string, readonly ProfileType[]>
+
+export type ProfileFileField = keyof typeof profileFileFields
+
+export const allProfileFileFields = Object.keys(profileFileFields) as ProfileFileField[]
+
+export const isProfileFileField = (value: string): value is ProfileFileField => Object.hasOwn(profileFileFields, value)
+
+export const acceptsFileField = (type: ProfileType, field: string): boolean =>
+  isProfileFileField(field) && (profileFileFields[field] as readonly ProfileType[]).includes(type)
+
+/** `work-certificate` → `WorkCertificateFileID`: the key webhook templates reference. */
+export const fileIdKey = (field: string): `${string}FileID` =>
+  `${field.split('-').map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('')}FileID`
+
+/** A profile file as recorded: bytes in the FileStore under `fileId`, content type sniffed on upload. */
+export interface ProfileFileRef {
+  field: string
+  fileId: string
+  contentType: string
+  size: number
+  sha256: string
+  filename: string
+  attachedAt: string
+}
+
 export type ProfileCreated = Event<'ProfileCreated', {
   profileId: string
   organizationId: string
@@ -73,6 +118,8 @@ export type ProfileCreated = Event<'ProfileCreated', {
   isCopy: boolean
   copiedFrom: { profileId: string; organizationId: string } | null
   createdAt: string
+  /** A copy carries the source's current files (same bytes, same file ids). Absent on profiles created from scratch. */
+  files?: ProfileFileRef[]
 }>
 /** Carries only the fields that changed, with their new values. */
 export type ProfileUpdated = Event<'ProfileUpdated', {
@@ -87,16 +134,9 @@ export type ProfileActivated = Event<'ProfileActivated', { profileId: string; or
 export type ProfileShared = Event<'ProfileShared', { profileId: string; organizationId: string; userId: string; sharedBy: string; at: string }>
 export type ProfileUnshared = Event<'ProfileUnshared', { profileId: string; organizationId: string; userId: string; at: string }>
 /** A profile file (`campo`, e.g. work-certificate) stored in the FileStore; sets `<Campo>FileID` on the profile. */
-export type ProfileFileAttached = Event<'ProfileFileAttached', {
+export type ProfileFileAttached = Event<'ProfileFileAttached', ProfileFileRef & {
   profileId: string
   organizationId: string
-  field: string
-  fileId: string
-  contentType: string
-  size: number
-  sha256: string
-  filename: string
-  attachedAt: string
 }>
 
 export type ProfileEvent =

@@ -4,6 +4,7 @@ export const streamTypes = [
   'profile', 'webhook',
   'webhookSend',
   'export', 'exportBlob', 'legacyExportUsage',
+  'signature', 'notification',
 ] as const
 
 export type StreamType = (typeof streamTypes)[number]

@@ -9,6 +9,10 @@ import { webhookRoutes } from './webhooks.js'
 import { webhookTestRoutes } from './webhookTest.js'
 import { exportRoutes } from './exports.js'
 import { legacyExportRoutes } from './exportsLegacy.js'
+import { cityRoutes } from './cities.js'
+import { profileRoutes } from './profiles.js'
+import { profileFileRoutes } from './profileFiles.js'
+import { signatureRoutes } from './signatures.js'
 
 /** Every resource family, each an encapsulated plugin mounted under /v1. */
 export const routePlugins: ReadonlyArray<FastifyPluginAsyncTypebox<{ services: Services }>> = [
@@ -21,4 +25,8 @@ export const routePlugins: ReadonlyArray<FastifyPluginAsyncTypebox<{ services: S
   webhookTestRoutes,
   exportRoutes,
   legacyExportRoutes,
+  cityRoutes,
+  profileRoutes,
+  profileFileRoutes,
+  signatureRoutes,
 ]

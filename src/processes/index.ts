@@ -6,6 +6,7 @@ import { exportScheduledJobs } from './exportJobs.js'
 import type { ProcessManager } from './process.js'
 import type { ScheduledJob } from './scheduler.js'
 import { webhookSendRecoveryProcess } from './webhookSendRecovery.js'
+import { signerNotificationsProcess } from './signerNotifications.js'
 
 /** Every process manager of the service. */
 export const allProcesses: ReadonlyArray<ProcessManager<Services>> = [
@@ -13,6 +14,7 @@ export const allProcesses: ReadonlyArray<ProcessManager<Services>> = [
   webhookSendRecoveryProcess,
   exportRunnerProcess,
   exportFileCleanupProcess,
+  signerNotificationsProcess,
 ]
 
 /** Every node-cron job of the service. */

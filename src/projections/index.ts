@@ -8,6 +8,9 @@ import { webhookSendsProjection } from './webhookSends.js'
 import { exportJobsProjection } from './exports.js'
 import { exportBlobsProjection } from './exportBlobs.js'
 import { legacyExportUsageProjection } from './legacyExportUsage.js'
+import { profilesProjection } from './profiles.js'
+import { signaturesProjection } from './signatures.js'
+import { signatureAuditProjection } from './signatureAudit.js'
 
 /** Every read model of the service. */
 export const allProjections: readonly Projection[] = [
@@ -20,4 +23,7 @@ export const allProjections: readonly Projection[] = [
   exportJobsProjection,
   exportBlobsProjection,
   legacyExportUsageProjection,
+  profilesProjection,
+  signaturesProjection,
+  signatureAuditProjection,
 ]

@@ -8,6 +8,9 @@ import { webhookSendQueries } from './webhookSends.js'
 import { exportJobQueries } from './exports.js'
 import { exportBlobQueries } from './exportBlobs.js'
 import { legacyExportUsageQueries } from './legacyExportUsage.js'
+import { profileQueries } from './profiles.js'
+import { signatureQueries } from './signatures.js'
+import { signatureAuditQueries } from './signatureAudit.js'
 
 /** Every query function the HTTP layer and the process managers may call, bound to the read store. */
 export const createQueries = (store: ReadStore) => ({
@@ -20,6 +23,9 @@ export const createQueries = (store: ReadStore) => ({
   exportJobs: exportJobQueries(store),
   exportBlobs: exportBlobQueries(store),
   legacyExportUsage: legacyExportUsageQueries(store),
+  profiles: profileQueries(store),
+  signatures: signatureQueries(store),
+  signatureAudit: signatureAuditQueries(store),
 })
 
 export type Queries = ReturnType<typeof createQueries>

@@ -62,6 +62,14 @@ const instant = (env: string, fallback: string, description: string): Setting<Da
   },
 })
 
+const list = (env: string, fallback: readonly string[], description: string): Setting<readonly string[]> => ({
+  env, description, defaultText: fallback.join(','),
+  parse: (raw) => {
+    if (raw === undefined || raw.trim() === '') return fallback
+    return raw.split(',').map((item) => item.trim().toLowerCase()).filter((item) => item !== '')
+  },
+})
+
 export const settings = {
   port: integer('PORT', 8080, 'TCP port the HTTP server listens on', 0),
   host: text('HOST', '0.0.0.0', 'Interface the HTTP server binds to'),
@@ -105,6 +113,12 @@ export const settings = {
   exportsSseMaxBufferBytes: integer('EXPORTS_SSE_MAX_BUFFER_BYTES', 1_048_576, 'Unsent bytes an event-stream client may fall behind before it is disconnected', 1024),
   exportsLegacySunset: instant('EXPORTS_LEGACY_SUNSET', '2026-08-01T00:00:00Z', 'Sunset of the legacy export routes (ISO 8601 date or timestamp): from then on they answer 404'),
   exportsLegacyReportsSunset: instant('EXPORTS_LEGACY_REPORTS_SUNSET', '2026-07-01T00:00:00Z', 'Sunset of the four legacy /reports/export/* routes (ISO 8601 date or timestamp)'),
+  uploadMaxBytes: integer('UPLOAD_MAX_BYTES', 10_485_760, 'Largest profile or signature file upload in bytes (10 MiB)', 1),
+  uploadAllowedTypes: list('UPLOAD_ALLOWED_TYPES', ['application/pdf', 'image/jpeg', 'image/png', 'image/webp', 'image/tiff', 'image/heic'],
+    'Comma-separated content types accepted for profile and signature files, as sniffed from the bytes'),
+  smtpUrl: optionalText('SMTP_URL', 'SMTP server for notifications (smtp://user:pass@host:587 or smtps://…). Unset: notifications are recorded and logged only'),
+  smtpFrom: text('SMTP_FROM', 'Credit service <no-reply@localhost>', 'From address of notification e-mails'),
+  smtpTimeoutMs: integer('SMTP_TIMEOUT_MS', 10_000, 'Connection, greeting and socket timeout of the SMTP client in milliseconds', 1),
 } as const
 
 type Settings = typeof settings

@@ -40,6 +40,10 @@ export const errorStatuses = {
   EXPORT_TYPE_UNAVAILABLE: 501,
   DRY_RUN_NOT_SUPPORTED: 501,
   LEGACY_ROUTE_RETIRED: 404,
+  SIGNATURE_FINALIZED: 409,
+  SIGNATURE_INCOMPLETE: 409,
+  SIGNATURE_FILE_EXISTS: 409,
+  SIGNATURE_FILE_DELETED: 404,
 } as const satisfies Record<string, number>
 
 export type ErrorCode = keyof typeof errorStatuses

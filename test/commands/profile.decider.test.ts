@@ -42,3 +42,27 @@ t.test('activation moves only when the state differs; unknown profiles are refus
     .then(t, [{ type: 'ProfileDeactivated', data: { profileId: 'p1', organizationId: 'o1', reason: 'duplicate', at: now } }])
   profile.given().when({ type: 'ActivateProfile', now }).thenRefused(t, 'NOT_FOUND')
 })
+
+const file = { field: 'work-certificate', fileId: 'f1', contentType: 'application/pdf', size: 10, sha256: 'ab', filename: 'c.pdf' }
+
+t.test('files: only the campos of the profile type; the same file twice is a no-op', async (t) => {
+  const attached = { type: 'ProfileFileAttached' as const, data: { profileId: 'p1', organizationId: 'o1', ...file, attachedAt: now } }
+  profile.given(created).when({ type: 'AttachProfileFile', ...file, now }).then(t, [attached])
+  profile.given(created, attached).when({ type: 'AttachProfileFile', ...file, now }).thenNothing(t)
+  profile.given(created).when({ type: 'AttachProfileFile', ...file, field: 'chamber-of-commerce-certificate', now }).thenRefused(t, 'VALIDATION_ERROR')
+  profile.given(created).when({ type: 'AttachProfileFile', ...file, field: 'horoscope', now }).thenRefused(t, 'VALIDATION_ERROR')
+  const state = profile.given(created, attached).state
+  t.same(state.files, { 'work-certificate': 'f1' })
+  t.same(state.fileRefs['work-certificate'], { ...file, attachedAt: now })
+})
+
+t.test('a copy carries the source\'s files; dates cannot lie in the future', async (t) => {
+  const files = [{ ...file, attachedAt: now }]
+  const copy = { ...create, copiedFrom: { profileId: 'p0', organizationId: 'o0' }, files }
+  profile.given().when(copy).then(t, [{ ...created, data: { ...created.data, isCopy: true, copiedFrom: { profileId: 'p0', organizationId: 'o0' }, files } }])
+  t.same(profile.given({ ...created, data: { ...created.data, files } }).state.files, { 'work-certificate': 'f1' })
+  profile.given().when({ ...copy, files: [{ ...file, field: 'financial-statements', attachedAt: now }] }).thenRefused(t, 'VALIDATION_ERROR')
+  profile.given().when({ ...create, natural: { ...ana, birthDate: '2026-03-02' } }).thenRefused(t, 'VALIDATION_ERROR', 'born tomorrow')
+  profile.given().when({ ...create, natural: { ...ana, birthDate: '2026-03-01' } }).then(t, [{ ...created, data: { ...created.data, natural: { ...ana, birthDate: '2026-03-01' } } }])
+  profile.given(created).when({ type: 'UpdateProfile', natural: { employmentStartDate: '2027-01-01' }, now }).thenRefused(t, 'VALIDATION_ERROR')
+})
