@@ -8,6 +8,9 @@ import type { SystemEvent } from './system.js'
 import type { Recorded } from './types.js'
 import type { UserEvent, UsernameEvent } from './user.js'
 import type { WebhookEvent } from './webhook.js'
+import type { CreditLineEvent } from './creditLine.js'
+import type { CreditEvent } from './credit.js'
+import type { PaymentOrderEvent } from './paymentOrder.js'
 
 /** Every event of the service: one union per aggregate, joined here. */
 export type DomainEvent =
@@ -21,6 +24,9 @@ export type DomainEvent =
   | SystemEvent
   | ProfileEvent
   | WebhookEvent
+  | CreditLineEvent
+  | CreditEvent
+  | PaymentOrderEvent
 
 export type DomainEventType = DomainEvent['type']
 

@@ -2,6 +2,7 @@
 export const streamTypes = [
   'organization', 'user', 'username', 'oauthClient', 'membership', 'roleTemplate', 'refreshTokenFamily', 'system',
   'profile', 'webhook',
+  'creditLine', 'credit', 'order',
 ] as const
 
 export type StreamType = (typeof streamTypes)[number]

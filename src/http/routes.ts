@@ -5,6 +5,10 @@ import { healthRoutes } from './health.js'
 import { meRoutes } from './me.js'
 import { oauthRoutes } from './oauth.js'
 import { roleTemplateRoutes } from './roleTemplates.js'
+import { creditLineRoutes } from './creditLines.js'
+import { productRoutes } from './products.js'
+import { creditRoutes } from './credits.js'
+import { payableRoutes } from './payables.js'
 
 /** Every resource family, each an encapsulated plugin mounted under /v1. */
 export const routePlugins: ReadonlyArray<FastifyPluginAsyncTypebox<{ services: Services }>> = [
@@ -13,4 +17,8 @@ export const routePlugins: ReadonlyArray<FastifyPluginAsyncTypebox<{ services: S
   administrationRoutes,
   meRoutes,
   roleTemplateRoutes,
+  creditLineRoutes,
+  productRoutes,
+  creditRoutes,
+  payableRoutes,
 ]

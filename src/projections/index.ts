@@ -3,6 +3,9 @@ import { organizationsProjection } from './organizations.js'
 import { principalsProjection } from './principals.js'
 import type { Projection } from './projection.js'
 import { roleTemplatesProjection } from './roleTemplates.js'
+import { creditLinesProjection } from './creditLines.js'
+import { creditsProjection } from './credits.js'
+import { paymentOrdersProjection } from './paymentOrders.js'
 
 /** Every read model of the service. */
 export const allProjections: readonly Projection[] = [
@@ -10,4 +13,7 @@ export const allProjections: readonly Projection[] = [
   principalsProjection,
   membershipsProjection,
   roleTemplatesProjection,
+  creditLinesProjection,
+  creditsProjection,
+  paymentOrdersProjection,
 ]

@@ -3,6 +3,9 @@ import { organizationQueries } from './organizations.js'
 import { principalQueries } from './principals.js'
 import type { ReadStore } from './readStore.js'
 import { roleTemplateQueries } from './roleTemplates.js'
+import { creditLineQueries } from './creditLines.js'
+import { creditQueries } from './credits.js'
+import { paymentOrderQueries } from './paymentOrders.js'
 
 /** Every query function the HTTP layer and the process managers may call, bound to the read store. */
 export const createQueries = (store: ReadStore) => ({
@@ -10,6 +13,9 @@ export const createQueries = (store: ReadStore) => ({
   principals: principalQueries(store),
   memberships: membershipQueries(store),
   roleTemplates: roleTemplateQueries(store),
+  creditLines: creditLineQueries(store),
+  credits: creditQueries(store),
+  paymentOrders: paymentOrderQueries(store),
 })
 
 export type Queries = ReturnType<typeof createQueries>

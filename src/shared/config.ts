@@ -75,6 +75,8 @@ export const settings = {
   cronEnabled: flag('CRON_ENABLED', true, 'Run the node-cron schedules (expiry jobs, snapshots)'),
   processesEnabled: flag('PROCESSES_ENABLED', true, 'Run the process managers (webhooks, exports, payment application)'),
   shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 'Longest wait for in-flight requests on SIGTERM/SIGINT', 0),
+  sandboxDelayMs: integer('SANDBOX_DELAY_MS', 2000, 'Simulated processing time of the sandbox payment provider before it settles an order', 0),
+  sandboxFailAmount: text('SANDBOX_FAIL_AMOUNT', '13.13', 'Order amount the sandbox payment provider declines (any other amount completes)'),
 } as const
 
 type Settings = typeof settings

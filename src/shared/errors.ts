@@ -33,6 +33,11 @@ export const errorStatuses = {
   INTERNAL: 500,
   NOT_IMPLEMENTED: 501,
   SERVICE_UNAVAILABLE: 503,
+  IDEMPOTENCY_KEY_REUSED: 409,
+  APPROVER_IS_CREATOR: 403,
+  CREDIT_NOT_PAYABLE: 409,
+  INSTALLMENT_ALREADY_PAID: 409,
+  APPROVAL_EXPIRED: 409,
 } as const satisfies Record<string, number>
 
 export type ErrorCode = keyof typeof errorStatuses
