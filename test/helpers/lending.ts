@@ -1,5 +1,7 @@
 import { firstValueFrom, filter, timeout } from 'rxjs'
+import { builtInRoleTemplateId } from '../../src/commands/identity.js'
 import { profileAggregate } from '../../src/commands/profile.js'
+import { webhookAggregate } from '../../src/commands/webhook.js'
 import type { DomainEventType, RecordedEvent } from '../../src/events/catalogue.js'
 import type { Runtime } from '../../src/runtime.js'
 import { newId } from '../../src/shared/ids.js'
@@ -64,3 +66,42 @@ export const lending = async (svc: TestApp, organizationId = svc.organizationId)
 /** Resolves with the first projected event of the type that matches; subscribe before causing it. */
 export const nextEvent = (runtime: Runtime, type: DomainEventType, match: (event: RecordedEvent) => boolean = () => true): Promise<RecordedEvent> =>
   firstValueFrom(runtime.hub.events$.pipe(filter((event) => event.type === type && match(event)), timeout(30_000)))
+
+/** A new organization (created by the platform administrator). */
+export const createOrganization = async (svc: TestApp, name: string): Promise<string> => {
+  const response = await svc.call({ method: 'POST', url: '/v1/organizations', token: svc.adminToken, payload: { name } })
+  if (response.statusCode !== 201) throw new Error(`organization: ${response.body}`)
+  return response.json().data.organization.id
+}
+
+/** A token of a new client that is a member of the organization with one of its built-in role templates. */
+export const memberToken = async (svc: TestApp, organizationId: string, role: 'administrator' | 'analyst' = 'administrator'): Promise<string> => {
+  const response = await svc.call({
+    method: 'POST', url: '/v1/oauth/clients', token: svc.adminToken,
+    payload: { name: `${role}-${newId().slice(0, 8)}`, scopes: [], organizationId, roleTemplateId: builtInRoleTemplateId(organizationId, role) },
+  })
+  if (response.statusCode !== 201) throw new Error(`client: ${response.body}`)
+  const { client_id, client_secret } = response.json().data.client
+  return svc.clientToken(client_id, client_secret)
+}
+
+/** A webhook configured in the organization through its contract (issue 5 builds the routes). */
+export const createWebhook = async (runtime: Runtime, organizationId: string, archived = false): Promise<string> => {
+  const webhookId = newId()
+  const context = { organizationId, actorId: 'test', correlationId: newId() }
+  const now = runtime.clock.now().toISOString()
+  const created = await runtime.commands.execute(webhookAggregate, webhookId, { type: 'CreateWebhook', webhookId, organizationId, now, configuration: {
+    tag: 'crm', url: 'https://crm.example.co/hooks', requestHeader: '{}', requestBody: '{"id":"{{.Credit.ID}}"}', authEnabled: false, authUrl: '',
+    authMethod: '', authRequestBody: '', authRequestHeader: '', tokenSourceKey: '', tokenType: '', authHeader: '', tokenHeader: '', responseQueries: {},
+    signingSecret: null,
+  } }, context)
+  const result = archived ? await runtime.commands.execute(webhookAggregate, webhookId, { type: 'ArchiveWebhook', now }, context) : created
+  await runtime.settle(result.position)
+  return webhookId
+}
+
+export const archiveWebhook = async (runtime: Runtime, organizationId: string, webhookId: string) => {
+  const result = await runtime.commands.execute(webhookAggregate, webhookId, { type: 'ArchiveWebhook', now: runtime.clock.now().toISOString() },
+    { organizationId, actorId: 'test', correlationId: newId() })
+  await runtime.settle(result.position)
+}
