@@ -110,6 +110,7 @@ t.test('auditors: the event stream in order with metadata, and the credit as of 
   const list = events.json().data.events
   t.same(list.map((e: { type: string }) => e.type), ['CreditRequested', 'CreditApproved', 'CreditDisbursed'])
   t.same(list.map((e: { revision: number }) => e.revision), [0, 1, 2])
+  t.match(list[0].data, { creditId: credit.ID, principal: '1000000.00', installments: { length: 12 } }, 'the event data in full')
   t.match(list[1].metadata, { organizationId: svc.organizationId, actorId: 'test-admin', occurredAt: '2026-01-12T09:00:00.000Z', schemaVersion: 1 })
   const page = await l.call('GET', `/v1/credits/${credit.ID}/events?from=1&limit=1`)
   t.same(page.json().data.events.map((e: { type: string }) => e.type), ['CreditApproved'])
