@@ -185,12 +185,17 @@ t.test('a line that demands it: the creator may not approve its own order, someo
   t.not(approved.json().order.ApproverID, 'test-admin')
 })
 
-t.test('the sandbox provider: processing, then completed after its delay, or declined on the trigger amount', async (t) => {
+/** A disbursed credit on a line whose default provider is the sandbox, with a clock the test moves. */
+const sandboxCredit = async (t: Parameters<typeof createTestApp>[0], sandboxDelayMs: number) => {
   const clock = new ManualClock('2026-01-10T09:00:00.000Z')
-  const svc = await createTestApp(t, { clock, config: { sandboxDelayMs: 5000, accessTokenTtl: 86_400 } })
+  const svc = await createTestApp(t, { clock, config: { sandboxDelayMs, accessTokenTtl: 86_400 } })
   const l = await lending(svc)
   const credit = await l.disbursedCredit({ creditLineId: await l.createLine({ provider: 'sandbox' }) })
-  const url = ordersOf(credit.ID, credit.installments[0]!.ID)
+  return { clock, svc, l, credit, url: ordersOf(credit.ID, credit.installments[0]!.ID) }
+}
+
+t.test('the sandbox provider: processing, then completed after its delay, or declined on the trigger amount', async (t) => {
+  const { clock, svc, l, credit, url } = await sandboxCredit(t, 5000)
   const submitted = nextEvent(svc.runtime, 'PaymentOrderSubmitted')
   const order = (await l.call('POST', url, { Amount: '30000.00' })).json().order
   t.equal(order.Provider, 'sandbox')
@@ -216,11 +221,7 @@ t.test('the sandbox provider: processing, then completed after its delay, or dec
 })
 
 t.test('crash safety: a restart still settles sandbox orders, submitted or not, and applies each once', async (t) => {
-  const clock = new ManualClock('2026-01-10T09:00:00.000Z')
-  const svc = await createTestApp(t, { clock, config: { sandboxDelayMs: 2000, accessTokenTtl: 86_400 } })
-  const l = await lending(svc)
-  const credit = await l.disbursedCredit({ creditLineId: await l.createLine({ provider: 'sandbox' }) })
-  const url = ordersOf(credit.ID, credit.installments[0]!.ID)
+  const { clock, svc, l, credit, url } = await sandboxCredit(t, 2000)
   const submitted = nextEvent(svc.runtime, 'PaymentOrderSubmitted')
   const early = (await l.call('POST', url, { Amount: '1000.00' })).json().order
   await submitted
