@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto'
+import type { Decimal } from 'decimal.js'
+import type { CreditLineConfiguration } from '../events/creditLine.js'
 import type { PaymentOrderApproved } from '../events/paymentOrder.js'
 import { AppError, invalidFields, notFound, type FieldError } from '../shared/errors.js'
 import { deterministicId, newId } from '../shared/ids.js'
@@ -59,6 +61,26 @@ const moneyErrors = (field: string, value: string, currency: string, positive: b
   return []
 }
 
+/** Amounts, provider and method of an order request against what is owed and the line; the provider and method it gets. */
+const checkOrderRequest = (body: OrderRequest, owed: Decimal, currency: string, line: CreditLineConfiguration | null) => {
+  const provider = body.Provider ?? line?.provider ?? 'manual'
+  const gatewayMethods = methodNames(line?.gatewayMethods ?? [])
+  const errors: FieldError[] = []
+  if (body.Amount !== undefined) {
+    errors.push(...moneyErrors('body.Amount', body.Amount, currency, true))
+    if (money(body.Amount).greaterThan(owed)) errors.push({ field: 'body.Amount', message: `must not exceed what is owed (${toMoneyString(owed, currency)})` })
+  }
+  if (body.CollectionCosts !== undefined) errors.push(...moneyErrors('body.CollectionCosts', body.CollectionCosts, currency, false))
+  if (body.OverrideMethod !== undefined && gatewayMethods.length > 0 && !gatewayMethods.includes(body.OverrideMethod)) {
+    errors.push({ field: 'body.OverrideMethod', message: `must be one of the line's gateway methods: ${gatewayMethods.join(', ')}` })
+  }
+  if (!isPaymentProviderName(provider)) {
+    throw invalidFields([...errors, { field: 'body.Provider', message: `unknown payment provider "${provider}"` }])
+  }
+  if (errors.length > 0) throw invalidFields(errors)
+  return { provider, method: body.OverrideMethod ?? gatewayMethods[0] ?? providerDefaultMethods[provider] }
+}
+
 /**
  * A payment order on an installment (or `zero`: the whole outstanding balance)
  * of a disbursed credit. With a Key the order id derives from credit and Key,
@@ -92,25 +114,13 @@ export const createPaymentOrder = async (
   const { currency } = credit
   const { state: line } = await commands.load(creditLineAggregate, credit.creditLineId)
   const config = line.configuration
-  const provider = body.Provider ?? config?.provider ?? 'manual'
-  const gatewayMethods = methodNames(config?.gatewayMethods ?? [])
-  const errors: FieldError[] = []
-  if (body.Amount !== undefined) {
-    errors.push(...moneyErrors('body.Amount', body.Amount, currency, true))
-    if (money(body.Amount).greaterThan(owed)) errors.push({ field: 'body.Amount', message: `must not exceed what is owed (${toMoneyString(owed, currency)})` })
-  }
-  if (body.CollectionCosts !== undefined) errors.push(...moneyErrors('body.CollectionCosts', body.CollectionCosts, currency, false))
-  if (!isPaymentProviderName(provider)) errors.push({ field: 'body.Provider', message: `unknown payment provider "${provider}"` })
-  if (body.OverrideMethod !== undefined && gatewayMethods.length > 0 && !gatewayMethods.includes(body.OverrideMethod)) {
-    errors.push({ field: 'body.OverrideMethod', message: `must be one of the line's gateway methods: ${gatewayMethods.join(', ')}` })
-  }
-  if (errors.length > 0 || !isPaymentProviderName(provider)) throw invalidFields(errors)
+  const { provider, method } = checkOrderRequest(body, owed, currency, config)
   const installment = credit.installments.find((i) => i.installmentId === input.installmentId)
   const result = await commands.execute(paymentOrderAggregate, orderId, { type: 'CreatePaymentOrder', order: {
     orderId, organizationId, creditId, creditLineId: credit.creditLineId, installmentId: input.installmentId,
     installmentNumber: input.installmentId === ZERO_INSTALLMENT ? 0 : installment?.number ?? 0,
     amount: toMoneyString(body.Amount ?? owed, currency), currency, collectionCosts: toMoneyString(body.CollectionCosts ?? '0', currency),
-    type: 'payment', provider, method: body.OverrideMethod ?? gatewayMethods[0] ?? providerDefaultMethods[provider],
+    type: 'payment', provider, method,
     gatewayOption: body.GatewayOption ?? '', overrideMethod: body.OverrideMethod ?? '', key, requestHash,
     paymentDate: body.Date === undefined ? input.now : new Date(body.Date).toISOString(), creatorId: input.creatorId,
     requireDistinctApprover: config?.requireDistinctApprover ?? false, createdAt: input.now,
