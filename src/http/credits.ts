@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { creditAggregate, type CreditCommand, type CreditState } from '../commands/credit.js'
+import { creditAggregate, type CreditCommand } from '../commands/credit.js'
 import { disburseCredit, loadCreditIn, requestCredit } from '../commands/lending.js'
 import { profileAggregate } from '../commands/profile.js'
-import { debtorOfProfile, type CreditDoc } from '../projections/credits.js'
+import { debtorOfProfile } from '../projections/credits.js'
 import type { Services } from '../services.js'
 import { dayOf } from '../shared/amortization.js'
 import { notFound } from '../shared/errors.js'
@@ -36,8 +36,6 @@ const RecordedEvent = Type.Object({
   recordedAt: Timestamp,
 })
 
-const docState = (doc: CreditDoc): CreditState => doc
-
 /** Credits: request, the state machine's commands, reads, and the auditor's views (events, asOf). */
 export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { queries, commands, clock } = services
@@ -50,7 +48,7 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
   }
   const respond = async (organizationId: string, creditId: string) => {
     const doc = await load(organizationId, creditId)
-    return { status: 'success' as const, data: { credit: creditView(docState(doc), doc.debtor, today()) } }
+    return { status: 'success' as const, data: { credit: creditView(doc, doc.debtor, today()) } }
   }
 
   app.post('/credits', {
@@ -105,7 +103,7 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       ...(state === undefined ? {} : { state }), ...(debtorId === undefined ? {} : { debtorId }), ...(creditLineId === undefined ? {} : { creditLineId }),
     })
     const day = today()
-    return { status: 'success' as const, data: items.map((doc) => creditSummaryView(docState(doc), doc.debtor, day)), pagination: pagination(page, limit, total) }
+    return { status: 'success' as const, data: items.map((doc) => creditSummaryView(doc, doc.debtor, day)), pagination: pagination(page, limit, total) }
   })
 
   app.get('/credits/:creditid', {
@@ -213,10 +211,13 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
   app.post('/credits/:creditid/cancel', withBody(transition('Cancel a credit before disbursement (Solicitado or Aprobado → Anulado)'), Reason), async (request) =>
     run(request, request.params.creditid, { type: 'CancelCredit', reason: request.body.reason, by: actor(request), now: clock.now().toISOString() }))
 
-  app.post('/credits/:creditid/disburse', withBody(transition('Disburse an approved credit (Aprobado → Desembolsado); appends CreditDisbursed, which fires onDeliveredWebhooks'), Type.Object({
-      method: Type.String({ minLength: 1, maxLength: 100, description: 'one of the line\'s disbursementMethods (any when the line names none)' }),
-      reference: Type.Optional(Type.String({ maxLength: 200, description: 'e.g. the bank transfer reference' })),
-    }, { additionalProperties: false })), async (request) => {
+  const Disbursement = Type.Object({
+    method: Type.String({ minLength: 1, maxLength: 100, description: 'one of the line\'s disbursementMethods (any when the line names none)' }),
+    reference: Type.Optional(Type.String({ maxLength: 200, description: 'e.g. the bank transfer reference' })),
+  }, { additionalProperties: false })
+  const disbursement = transition('Disburse an approved credit (Aprobado → Desembolsado); appends CreditDisbursed, which fires onDeliveredWebhooks')
+
+  app.post('/credits/:creditid/disburse', withBody(disbursement, Disbursement), async (request) => {
     const organizationId = organizationOf(request).id
     const result = await disburseCredit(commands, {
       creditId: request.params.creditid, organizationId, method: request.body.method, reference: request.body.reference ?? '',
