@@ -2,6 +2,7 @@ import type { Runtime } from '../runtime.js'
 import { foundationDemo } from './identity.js'
 import { profilesDemo } from './profiles.js'
 import { signaturesDemo } from './signatures.js'
+import { creditsDemo } from './credits.js'
 
 export interface DemoStep {
   name: string
@@ -25,6 +26,7 @@ export const demoSteps: readonly DemoStep[] = [
   foundationDemo,
   profilesDemo,
   signaturesDemo,
+  creditsDemo,
 ]
 
 export const loadDemo = async (runtime: Runtime, log: (line: string) => void = () => undefined): Promise<DemoState> => {

@@ -12,6 +12,9 @@ import type { WebhookSendEvent } from './webhookSend.js'
 import type { ExportBlobEvent, ExportEvent, LegacyExportUsageEvent } from './export.js'
 import type { SignatureEvent } from './signature.js'
 import type { NotificationEvent } from './notification.js'
+import type { CreditLineEvent } from './creditLine.js'
+import type { CreditEvent } from './credit.js'
+import type { PaymentOrderEvent } from './paymentOrder.js'
 
 /** Every event of the service: one union per aggregate, joined here. */
 export type DomainEvent =
@@ -31,6 +34,9 @@ export type DomainEvent =
   | LegacyExportUsageEvent
   | SignatureEvent
   | NotificationEvent
+  | CreditLineEvent
+  | CreditEvent
+  | PaymentOrderEvent
 
 export type DomainEventType = DomainEvent['type']
 

@@ -5,6 +5,7 @@ export const streamTypes = [
   'webhookSend',
   'export', 'exportBlob', 'legacyExportUsage',
   'signature', 'notification',
+  'creditLine', 'credit', 'order',
 ] as const
 
 export type StreamType = (typeof streamTypes)[number]

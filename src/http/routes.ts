@@ -13,6 +13,10 @@ import { cityRoutes } from './cities.js'
 import { profileRoutes } from './profiles.js'
 import { profileFileRoutes } from './profileFiles.js'
 import { signatureRoutes } from './signatures.js'
+import { creditLineRoutes } from './creditLines.js'
+import { productRoutes } from './products.js'
+import { creditRoutes } from './credits.js'
+import { payableRoutes } from './payables.js'
 
 /** Every resource family, each an encapsulated plugin mounted under /v1. */
 export const routePlugins: ReadonlyArray<FastifyPluginAsyncTypebox<{ services: Services }>> = [
@@ -29,4 +33,8 @@ export const routePlugins: ReadonlyArray<FastifyPluginAsyncTypebox<{ services: S
   profileRoutes,
   profileFileRoutes,
   signatureRoutes,
+  creditLineRoutes,
+  productRoutes,
+  creditRoutes,
+  payableRoutes,
 ]

@@ -7,6 +7,7 @@ import type { ProcessManager } from './process.js'
 import type { ScheduledJob } from './scheduler.js'
 import { webhookSendRecoveryProcess } from './webhookSendRecovery.js'
 import { signerNotificationsProcess } from './signerNotifications.js'
+import { paymentApplicationProcess, paymentFlowProcess, paymentOutcomesJob } from './paymentFlow.js'
 
 /** Every process manager of the service. */
 export const allProcesses: ReadonlyArray<ProcessManager<Services>> = [
@@ -15,9 +16,12 @@ export const allProcesses: ReadonlyArray<ProcessManager<Services>> = [
   exportRunnerProcess,
   exportFileCleanupProcess,
   signerNotificationsProcess,
+  paymentFlowProcess,
+  paymentApplicationProcess,
 ]
 
 /** Every node-cron job of the service. */
 export const allJobs: ReadonlyArray<ScheduledJob<Services>> = [
   ...exportScheduledJobs,
+  paymentOutcomesJob,
 ]

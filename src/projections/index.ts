@@ -11,6 +11,9 @@ import { legacyExportUsageProjection } from './legacyExportUsage.js'
 import { profilesProjection } from './profiles.js'
 import { signaturesProjection } from './signatures.js'
 import { signatureAuditProjection } from './signatureAudit.js'
+import { creditLinesProjection } from './creditLines.js'
+import { creditsProjection } from './credits.js'
+import { paymentOrdersProjection } from './paymentOrders.js'
 
 /** Every read model of the service. */
 export const allProjections: readonly Projection[] = [
@@ -26,4 +29,7 @@ export const allProjections: readonly Projection[] = [
   profilesProjection,
   signaturesProjection,
   signatureAuditProjection,
+  creditLinesProjection,
+  creditsProjection,
+  paymentOrdersProjection,
 ]

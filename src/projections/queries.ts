@@ -11,6 +11,9 @@ import { legacyExportUsageQueries } from './legacyExportUsage.js'
 import { profileQueries } from './profiles.js'
 import { signatureQueries } from './signatures.js'
 import { signatureAuditQueries } from './signatureAudit.js'
+import { creditLineQueries } from './creditLines.js'
+import { creditQueries } from './credits.js'
+import { paymentOrderQueries } from './paymentOrders.js'
 
 /** Every query function the HTTP layer and the process managers may call, bound to the read store. */
 export const createQueries = (store: ReadStore) => ({
@@ -26,6 +29,9 @@ export const createQueries = (store: ReadStore) => ({
   profiles: profileQueries(store),
   signatures: signatureQueries(store),
   signatureAudit: signatureAuditQueries(store),
+  creditLines: creditLineQueries(store),
+  credits: creditQueries(store),
+  paymentOrders: paymentOrderQueries(store),
 })
 
 export type Queries = ReturnType<typeof createQueries>

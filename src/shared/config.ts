@@ -119,6 +119,8 @@ export const settings = {
   smtpUrl: optionalText('SMTP_URL', 'SMTP server for notifications (smtp://user:pass@host:587 or smtps://…). Unset: notifications are recorded and logged only'),
   smtpFrom: text('SMTP_FROM', 'Credit service <no-reply@localhost>', 'From address of notification e-mails'),
   smtpTimeoutMs: integer('SMTP_TIMEOUT_MS', 10_000, 'Connection, greeting and socket timeout of the SMTP client in milliseconds', 1),
+  sandboxDelayMs: integer('SANDBOX_DELAY_MS', 2000, 'Simulated processing time of the sandbox payment provider before it settles an order', 0),
+  sandboxFailAmount: text('SANDBOX_FAIL_AMOUNT', '13.13', 'Order amount the sandbox payment provider declines (any other amount completes)'),
 } as const
 
 type Settings = typeof settings

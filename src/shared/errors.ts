@@ -44,6 +44,11 @@ export const errorStatuses = {
   SIGNATURE_INCOMPLETE: 409,
   SIGNATURE_FILE_EXISTS: 409,
   SIGNATURE_FILE_DELETED: 404,
+  IDEMPOTENCY_KEY_REUSED: 409,
+  APPROVER_IS_CREATOR: 403,
+  CREDIT_NOT_PAYABLE: 409,
+  INSTALLMENT_ALREADY_PAID: 409,
+  APPROVAL_EXPIRED: 409,
 } as const satisfies Record<string, number>
 
 export type ErrorCode = keyof typeof errorStatuses

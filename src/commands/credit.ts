@@ -1,0 +1,254 @@
+import type { CreditEvent, CreditRequested, CreditScored } from '../events/credit.js'
+import { addMonths, dayOf, frenchSchedule, monthlyRateOf, monthlyRatePercent } from '../shared/amortization.js'
+import { AppError, invalidFields, invalidTransition, type FieldError } from '../shared/errors.js'
+import { deterministicId } from '../shared/ids.js'
+import { allocatePayment, applyAllocations, owedFor, totalOutstanding, type InstallmentPosition } from '../shared/installments.js'
+import { creditTransitions, type CreditStateName } from '../shared/lending.js'
+import { fitsMinorUnit, money, toMoneyString } from '../shared/money.js'
+import type { Aggregate } from './decider.js'
+
+export interface CreditBounds {
+  principalMin: string
+  principalMax: string
+  timeMin: number
+  timeMax: number
+}
+
+/** What a credit request fixes for the life of the credit, as CreditRequested records it. */
+type CreditTerms = Omit<CreditRequested['data'], 'installments' | 'requestedAt'>
+
+export type CreditCommand =
+  | (Pick<CreditTerms, 'creditId' | 'organizationId' | 'creditLineId' | 'creditLineName' | 'debtorId' | 'principal' | 'term' | 'rate' | 'rateType'
+    | 'currency' | 'availableDays' | 'requestedFirstDueDate'> & { type: 'RequestCredit'; bounds: CreditBounds; now: string })
+  | { type: 'ApproveCredit'; by: string; now: string }
+  | { type: 'RejectCredit'; reason: string; by: string; now: string }
+  | { type: 'CancelCredit'; reason: string; by: string; now: string }
+  /** `allowedMethods`: the line's disbursement methods (empty: any). */
+  | { type: 'DisburseCredit'; method: string; reference: string; allowedMethods: readonly string[]; by: string; now: string }
+  | { type: 'RecordCreditScore'; scoringModelId: string; score: string; decision: CreditScored['data']['decision']; reasons: string[]; now: string }
+  | { type: 'ApplyPayment'; orderId: string; installmentId: string; installmentNumber: number; amount: string; collectionCosts: string; now: string }
+
+/** Plain JSON (the credit read model stores it as it is, so the API, `asOf` and the model agree). */
+export interface CreditState extends CreditTerms {
+  status: 'none' | CreditStateName
+  installments: InstallmentPosition[]
+  /** Orders already applied: an approval applied twice changes nothing. */
+  appliedOrders: string[]
+  unapplied: string
+  score: { scoringModelId: string; score: string; decision: CreditScored['data']['decision']; reasons: string[]; scoredAt: string } | null
+  requestedAt: string
+  approvedAt: string | null
+  approvedBy: string | null
+  rejectedAt: string | null
+  rejectionReason: string | null
+  cancelledAt: string | null
+  cancellationReason: string | null
+  disbursedAt: string | null
+  disbursementMethod: string | null
+  disbursementReference: string | null
+  firstDueDate: string | null
+  maturityDate: string | null
+  paidAt: string | null
+  updatedAt: string
+}
+
+export const installmentId = (creditId: string, number: number): string => deterministicId('installment', creditId, number)
+
+const requireCredit = (state: CreditState): CreditStateName => {
+  if (state.status === 'none') throw new AppError('NOT_FOUND', 'credit not found', { resource: 'credit' })
+  return state.status
+}
+
+/** Refuses a move the state machine does not allow, naming the moves it does. */
+const move = (state: CreditState, to: CreditStateName): void => {
+  const from = requireCredit(state)
+  const allowed = creditTransitions[from]
+  if (!allowed.includes(to)) throw invalidTransition(from, to, allowed)
+}
+
+const requestErrors = (command: Extract<CreditCommand, { type: 'RequestCredit' }>): FieldError[] => {
+  const { principal, term, bounds, currency } = command
+  const errors: FieldError[] = []
+  if (!fitsMinorUnit(principal, currency)) errors.push({ field: 'body.principal', message: `has more decimals than ${currency} allows` })
+  else if (money(principal).lessThan(bounds.principalMin) || money(principal).greaterThan(bounds.principalMax)) {
+    errors.push({ field: 'body.principal', message: `must be between ${bounds.principalMin} and ${bounds.principalMax}` })
+  }
+  if (term < bounds.timeMin || term > bounds.timeMax) errors.push({ field: 'body.term', message: `must be between ${bounds.timeMin} and ${bounds.timeMax} months` })
+  if (command.requestedFirstDueDate !== null && command.requestedFirstDueDate <= dayOf(command.now)) {
+    errors.push({ field: 'body.firstDueDate', message: 'must be after the request date' })
+  }
+  return errors
+}
+
+/** First due date at disbursement: the requested one when it is still ahead, else one month after disbursement. */
+export const firstDueDateAt = (requested: string | null, disbursedAt: string): string => {
+  const day = dayOf(disbursedAt)
+  return requested !== null && requested > day ? requested : addMonths(day, 1)
+}
+
+const decideRequest = (command: Extract<CreditCommand, { type: 'RequestCredit' }>, state: CreditState): CreditEvent[] => {
+  if (state.status !== 'none') throw new AppError('ALREADY_EXISTS', 'credit already exists')
+  const errors = requestErrors(command)
+  if (errors.length > 0) throw invalidFields(errors)
+  const schedule = frenchSchedule({
+    principal: command.principal, term: command.term, monthlyRate: monthlyRateOf(command.rate, command.rateType), currency: command.currency,
+    firstDueDate: firstDueDateAt(command.requestedFirstDueDate, command.now),
+  })
+  return [{ type: 'CreditRequested', data: {
+    creditId: command.creditId, organizationId: command.organizationId, creditLineId: command.creditLineId, creditLineName: command.creditLineName,
+    debtorId: command.debtorId, principal: toMoneyString(command.principal, command.currency), term: command.term, rate: command.rate,
+    rateType: command.rateType, monthlyRate: monthlyRatePercent(command.rate, command.rateType), currency: command.currency,
+    installmentAmount: schedule.installmentAmount, totalInterest: schedule.totalInterest, totalAmount: schedule.totalAmount,
+    requestedFirstDueDate: command.requestedFirstDueDate, availableDays: command.availableDays,
+    installments: schedule.installments.map((i) => ({ installmentId: installmentId(command.creditId, i.number), ...i })),
+    requestedAt: command.now,
+  } }]
+}
+
+const decideDisbursement = (command: Extract<CreditCommand, { type: 'DisburseCredit' }>, state: CreditState): CreditEvent[] => {
+  move(state, 'Desembolsado')
+  if (command.allowedMethods.length > 0 && !command.allowedMethods.includes(command.method)) {
+    throw invalidFields([{ field: 'body.method', message: `must be one of the line's disbursement methods: ${command.allowedMethods.join(', ')}` }])
+  }
+  if (state.availableDays > 0 && state.approvedAt !== null) {
+    const expires = new Date(Date.parse(state.approvedAt) + state.availableDays * 86_400_000).toISOString()
+    if (command.now > expires) throw new AppError('APPROVAL_EXPIRED', `the approval expired at ${expires}; cancel the credit and request it again`, { expiredAt: expires })
+  }
+  const first = firstDueDateAt(state.requestedFirstDueDate, command.now)
+  const installments = state.installments.map((i) => ({ installmentId: i.installmentId, number: i.number, dueDate: addMonths(first, i.number - 1) }))
+  return [{ type: 'CreditDisbursed', data: {
+    creditId: state.creditId, organizationId: state.organizationId, creditLineId: state.creditLineId, debtorId: state.debtorId,
+    principal: state.principal, currency: state.currency, method: command.method, reference: command.reference, firstDueDate: first,
+    maturityDate: installments[installments.length - 1]?.dueDate ?? first, installments, disbursedBy: command.by, disbursedAt: command.now,
+  } }]
+}
+
+const decidePayment = (command: Extract<CreditCommand, { type: 'ApplyPayment' }>, state: CreditState): CreditEvent[] => {
+  const status = requireCredit(state)
+  if (state.appliedOrders.includes(command.orderId)) return []
+  if (status !== 'Desembolsado' && status !== 'Pagado') {
+    throw new AppError('CREDIT_NOT_PAYABLE', `a ${status} credit takes no payments`, { state: status })
+  }
+  if (owedFor(state.installments, command.installmentId) === null) throw new AppError('NOT_FOUND', 'installment not found', { resource: 'installment' })
+  const { currency } = state
+  const { allocations, applied, unapplied } = allocatePayment(state.installments, command.installmentId, money(command.amount), currency)
+  const after = totalOutstanding(applyAllocations(state.installments, allocations, currency, command.now))
+  const events: CreditEvent[] = [{ type: 'CreditPaymentApplied', data: {
+    creditId: state.creditId, organizationId: state.organizationId, creditLineId: state.creditLineId, orderId: command.orderId,
+    installmentId: command.installmentId, installmentNumber: command.installmentNumber, currency, amount: command.amount,
+    appliedAmount: toMoneyString(applied, currency), unappliedAmount: toMoneyString(unapplied, currency), collectionCosts: command.collectionCosts,
+    allocations,
+    outstanding: {
+      principal: toMoneyString(after.principal, currency), interest: toMoneyString(after.interest, currency), total: toMoneyString(after.total, currency),
+    },
+    appliedAt: command.now,
+  } }]
+  if (status === 'Desembolsado' && after.total.isZero()) {
+    events.push({ type: 'CreditPaid', data: { creditId: state.creditId, organizationId: state.organizationId, paidAt: command.now } })
+  }
+  return events
+}
+
+const emptyState = (): CreditState => ({
+  status: 'none', creditId: '', organizationId: '', creditLineId: '', creditLineName: '', debtorId: '', principal: '0', term: 0, rate: '0',
+  rateType: 'FIXED', monthlyRate: '0', currency: '', installmentAmount: '0', totalInterest: '0', totalAmount: '0', requestedFirstDueDate: null,
+  availableDays: 0, installments: [], appliedOrders: [], unapplied: '0', score: null, requestedAt: '', approvedAt: null, approvedBy: null,
+  rejectedAt: null, rejectionReason: null, cancelledAt: null, cancellationReason: null, disbursedAt: null, disbursementMethod: null,
+  disbursementReference: null, firstDueDate: null, maturityDate: null, paidAt: null, updatedAt: '',
+})
+
+export const creditAggregate: Aggregate<CreditCommand, CreditEvent, CreditState> = {
+  streamType: 'credit',
+  eventTypes: ['CreditRequested', 'CreditApproved', 'CreditRejected', 'CreditCancelled', 'CreditDisbursed', 'CreditScored',
+    'CreditPaymentApplied', 'CreditPaid'],
+  initialState: emptyState,
+  decide(command, state) {
+    switch (command.type) {
+      case 'RequestCredit':
+        return decideRequest(command, state)
+      case 'ApproveCredit':
+        move(state, 'Aprobado')
+        return [{ type: 'CreditApproved', data: { creditId: state.creditId, organizationId: state.organizationId, approvedBy: command.by, approvedAt: command.now } }]
+      case 'RejectCredit':
+        move(state, 'Rechazado')
+        return [{ type: 'CreditRejected', data: {
+          creditId: state.creditId, organizationId: state.organizationId, reason: command.reason, rejectedBy: command.by, rejectedAt: command.now,
+        } }]
+      case 'CancelCredit': {
+        move(state, 'Anulado')
+        const from = state.status === 'Aprobado' ? 'Aprobado' : 'Solicitado'
+        return [{ type: 'CreditCancelled', data: {
+          creditId: state.creditId, organizationId: state.organizationId, reason: command.reason, from, cancelledBy: command.by, cancelledAt: command.now,
+        } }]
+      }
+      case 'DisburseCredit':
+        return decideDisbursement(command, state)
+      case 'RecordCreditScore':
+        requireCredit(state)
+        // A score that arrives after the credit was decided changes nothing.
+        if (state.status !== 'Solicitado') return []
+        return [{ type: 'CreditScored', data: {
+          creditId: state.creditId, organizationId: state.organizationId, scoringModelId: command.scoringModelId, score: command.score,
+          decision: command.decision, reasons: command.reasons, scoredAt: command.now,
+        } }]
+      case 'ApplyPayment':
+        return decidePayment(command, state)
+      default: {
+        const _never: never = command
+        return _never
+      }
+    }
+  },
+  evolve(state, event) {
+    switch (event.type) {
+      case 'CreditRequested': {
+        const { installments, requestedAt, ...data } = event.data
+        return {
+          ...emptyState(), ...data, status: 'Solicitado', requestedAt, updatedAt: requestedAt,
+          installments: installments.map((i) => ({ ...i, paidPrincipal: '0', paidInterest: '0', paidAt: null })),
+        }
+      }
+      case 'CreditApproved':
+        return { ...state, status: 'Aprobado', approvedAt: event.data.approvedAt, approvedBy: event.data.approvedBy, updatedAt: event.data.approvedAt }
+      case 'CreditRejected':
+        return { ...state, status: 'Rechazado', rejectedAt: event.data.rejectedAt, rejectionReason: event.data.reason, updatedAt: event.data.rejectedAt }
+      case 'CreditCancelled':
+        return { ...state, status: 'Anulado', cancelledAt: event.data.cancelledAt, cancellationReason: event.data.reason, updatedAt: event.data.cancelledAt }
+      case 'CreditDisbursed': {
+        const dates = new Map(event.data.installments.map((i) => [i.installmentId, i.dueDate]))
+        return {
+          ...state, status: 'Desembolsado', disbursedAt: event.data.disbursedAt, disbursementMethod: event.data.method,
+          disbursementReference: event.data.reference, firstDueDate: event.data.firstDueDate, maturityDate: event.data.maturityDate,
+          installments: state.installments.map((i) => ({ ...i, dueDate: dates.get(i.installmentId) ?? i.dueDate })),
+          updatedAt: event.data.disbursedAt,
+        }
+      }
+      case 'CreditScored': {
+        const { scoringModelId, score, decision, reasons, scoredAt } = event.data
+        return { ...state, score: { scoringModelId, score, decision, reasons, scoredAt }, updatedAt: scoredAt }
+      }
+      case 'CreditPaymentApplied':
+        return {
+          ...state,
+          installments: applyAllocations(state.installments, event.data.allocations, state.currency, event.data.appliedAt),
+          appliedOrders: [...state.appliedOrders, event.data.orderId],
+          unapplied: toMoneyString(money(state.unapplied).plus(event.data.unappliedAmount), state.currency),
+          updatedAt: event.data.appliedAt,
+        }
+      case 'CreditPaid':
+        return { ...state, status: 'Pagado', paidAt: event.data.paidAt, updatedAt: event.data.paidAt }
+      default: {
+        const _never: never = event
+        return _never
+      }
+    }
+  },
+}
+
+/** Whether an installment of the credit may still take an order. */
+export const installmentPayable = (state: CreditState, target: string): 'unknown' | 'paid' | 'payable' => {
+  const owed = owedFor(state.installments, target)
+  if (owed === null) return 'unknown'
+  if (owed.isZero()) return 'paid'
+  return 'payable'
+}

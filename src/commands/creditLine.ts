@@ -1,0 +1,115 @@
+import type { CreditLineConfiguration, CreditLineEvent } from '../events/creditLine.js'
+import { AppError, invalidFields, type FieldError } from '../shared/errors.js'
+import { MAX_TERM_MONTHS } from '../shared/lending.js'
+import { fitsMinorUnit, isCurrencyCode, money, NON_NEGATIVE_DECIMAL_PATTERN } from '../shared/money.js'
+import type { Aggregate } from './decider.js'
+
+export type CreditLineCommand =
+  | { type: 'CreateCreditLine'; creditLineId: string; organizationId: string; configuration: CreditLineConfiguration; now: string }
+  | { type: 'UpdateCreditLine'; changes: Partial<CreditLineConfiguration>; now: string }
+
+export interface CreditLineState {
+  exists: boolean
+  creditLineId: string
+  organizationId: string
+  configuration: CreditLineConfiguration | null
+}
+
+const decimal = new RegExp(NON_NEGATIVE_DECIMAL_PATTERN)
+
+/** Every rule a line's configuration must satisfy as a whole (field names as in the request body). */
+export const configurationErrors = (c: CreditLineConfiguration): FieldError[] => {
+  const errors: FieldError[] = []
+  const currencyOk = isCurrencyCode(c.currency)
+  if (!currencyOk) errors.push({ field: 'body.currency', message: 'must be an ISO 4217 currency code' })
+  const amounts = (['principalMin', 'principalDefault', 'principalMax'] as const).filter((field) => {
+    const value = c[field]
+    if (!decimal.test(value) || money(value).lessThanOrEqualTo(0)) {
+      errors.push({ field: `body.${field}`, message: 'must be a positive decimal string' })
+      return false
+    }
+    if (currencyOk && !fitsMinorUnit(value, c.currency)) {
+      errors.push({ field: `body.${field}`, message: `has more decimals than ${c.currency} allows` })
+      return false
+    }
+    return true
+  })
+  if (amounts.length === 3) {
+    if (money(c.principalMin).greaterThan(c.principalDefault)) errors.push({ field: 'body.principalDefault', message: 'must be at least principalMin' })
+    if (money(c.principalDefault).greaterThan(c.principalMax)) errors.push({ field: 'body.principalMax', message: 'must be at least principalDefault' })
+  }
+  const terms = (['timeMin', 'timeDefault', 'timeMax'] as const).filter((field) => {
+    const value = c[field]
+    if (!Number.isInteger(value) || value < 1 || value > MAX_TERM_MONTHS) {
+      errors.push({ field: `body.${field}`, message: `must be a whole number of months from 1 to ${MAX_TERM_MONTHS}` })
+      return false
+    }
+    return true
+  })
+  if (terms.length === 3) {
+    if (c.timeMin > c.timeDefault) errors.push({ field: 'body.timeDefault', message: 'must be at least timeMin' })
+    if (c.timeDefault > c.timeMax) errors.push({ field: 'body.timeMax', message: 'must be at least timeDefault' })
+  }
+  if (!decimal.test(c.rate)) errors.push({ field: 'body.rate', message: 'must be a non-negative decimal string' })
+  if (c.jurisdiction.code !== c.jurisdictionCode) errors.push({ field: 'body.jurisdiction.code', message: 'must equal jurisdictionCode' })
+  if (!Number.isInteger(c.availableDays) || c.availableDays < 0) errors.push({ field: 'body.availableDays', message: 'must be a non-negative integer' })
+  return errors
+}
+
+const validate = (configuration: CreditLineConfiguration): void => {
+  const errors = configurationErrors(configuration)
+  if (errors.length > 0) throw invalidFields(errors)
+}
+
+const requireLine = (state: CreditLineState): CreditLineConfiguration => {
+  if (!state.exists || state.configuration === null) throw new AppError('NOT_FOUND', 'credit line not found', { resource: 'creditLine' })
+  return state.configuration
+}
+
+export const creditLineAggregate: Aggregate<CreditLineCommand, CreditLineEvent, CreditLineState> = {
+  streamType: 'creditLine',
+  eventTypes: ['CreditLineCreated', 'CreditLineUpdated'],
+  initialState: () => ({ exists: false, creditLineId: '', organizationId: '', configuration: null }),
+  decide(command, state) {
+    switch (command.type) {
+      case 'CreateCreditLine':
+        if (state.exists) throw new AppError('ALREADY_EXISTS', 'credit line already exists')
+        validate(command.configuration)
+        return [{ type: 'CreditLineCreated', data: {
+          creditLineId: command.creditLineId, organizationId: command.organizationId, configuration: command.configuration, createdAt: command.now,
+        } }]
+      case 'UpdateCreditLine': {
+        const current = requireLine(state)
+        const changes: Partial<CreditLineConfiguration> = {}
+        for (const key of Object.keys(command.changes) as Array<keyof CreditLineConfiguration>) {
+          const value = command.changes[key]
+          if (value !== undefined && JSON.stringify(value) !== JSON.stringify(current[key])) Object.assign(changes, { [key]: value })
+        }
+        if (Object.keys(changes).length === 0) return []
+        validate({ ...current, ...changes })
+        return [{ type: 'CreditLineUpdated', data: {
+          creditLineId: state.creditLineId, organizationId: state.organizationId, changes, updatedAt: command.now,
+        } }]
+      }
+      default: {
+        const _never: never = command
+        return _never
+      }
+    }
+  },
+  evolve(state, event) {
+    switch (event.type) {
+      case 'CreditLineCreated':
+        return { exists: true, creditLineId: event.data.creditLineId, organizationId: event.data.organizationId, configuration: event.data.configuration }
+      case 'CreditLineUpdated':
+        return { ...state, configuration: state.configuration === null ? null : { ...state.configuration, ...event.data.changes } }
+      default: {
+        const _never: never = event
+        return _never
+      }
+    }
+  },
+}
+
+/** Payment-method names of nested groups, flattened. */
+export const methodNames = (groups: string[][]): string[] => [...new Set(groups.flat())]

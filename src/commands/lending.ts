@@ -1,0 +1,133 @@
+import type { CreditLineConfiguration } from '../events/creditLine.js'
+import { AppError, invalidFields, notFound, type FieldError } from '../shared/errors.js'
+import { creditAggregate, type CreditState } from './credit.js'
+import { creditLineAggregate, methodNames, type CreditLineState } from './creditLine.js'
+import type { CommandContext, CommandHandler } from './handler.js'
+import { profileAggregate } from './profile.js'
+import { webhookAggregate } from './webhook.js'
+
+/** Workflows of credit lines and credits: each loads the aggregates its decision needs, then runs one command. */
+
+type WebhookLinks = Pick<CreditLineConfiguration, 'onOrderWebhooks' | 'onDeliveredWebhooks'>
+
+/**
+ * Webhooks being linked must exist in the line's organization and not be
+ * archived. Ids already linked are not checked again: a webhook archived after
+ * it was linked stays linked (and simply does not fire).
+ */
+const checkWebhookLinks = async (commands: CommandHandler, organizationId: string, links: Partial<WebhookLinks>, current: Partial<WebhookLinks>) => {
+  const errors: FieldError[] = []
+  for (const field of ['onOrderWebhooks', 'onDeliveredWebhooks'] as const) {
+    const already = new Set(current[field] ?? [])
+    for (const [index, id] of (links[field] ?? []).entries()) {
+      if (already.has(id)) continue
+      const { state } = await commands.load(webhookAggregate, id)
+      if (state.status !== 'active' || state.organizationId !== organizationId) {
+        errors.push({ field: `body.${field}.${index}`, message: `webhook ${id} does not exist in this organization or is archived` })
+      }
+    }
+  }
+  if (errors.length > 0) throw invalidFields(errors)
+}
+
+const unique = (ids: string[] | undefined) => (ids === undefined ? undefined : [...new Set(ids)])
+
+export const createCreditLine = async (
+  commands: CommandHandler,
+  input: { creditLineId: string; organizationId: string; configuration: CreditLineConfiguration; now: string },
+  context: CommandContext,
+) => {
+  const configuration = {
+    ...input.configuration,
+    onOrderWebhooks: unique(input.configuration.onOrderWebhooks) ?? [],
+    onDeliveredWebhooks: unique(input.configuration.onDeliveredWebhooks) ?? [],
+  }
+  await checkWebhookLinks(commands, input.organizationId, configuration, {})
+  return commands.execute(creditLineAggregate, input.creditLineId, {
+    type: 'CreateCreditLine', creditLineId: input.creditLineId, organizationId: input.organizationId, configuration, now: input.now,
+  }, context)
+}
+
+/** The line when it exists in the organization; another organization's line is not found. */
+export const loadCreditLineIn = async (commands: CommandHandler, organizationId: string, creditLineId: string): Promise<CreditLineState & { configuration: CreditLineConfiguration }> => {
+  const { state } = await commands.load(creditLineAggregate, creditLineId)
+  if (state.configuration === null || state.organizationId !== organizationId) throw notFound('credit line', creditLineId)
+  return { ...state, configuration: state.configuration }
+}
+
+export const updateCreditLine = async (
+  commands: CommandHandler,
+  input: { creditLineId: string; organizationId: string; changes: Partial<CreditLineConfiguration>; now: string },
+  context: CommandContext,
+) => {
+  const line = await loadCreditLineIn(commands, input.organizationId, input.creditLineId)
+  const changes = { ...input.changes }
+  const orderLinks = unique(changes.onOrderWebhooks)
+  const deliveredLinks = unique(changes.onDeliveredWebhooks)
+  if (orderLinks !== undefined) changes.onOrderWebhooks = orderLinks
+  if (deliveredLinks !== undefined) changes.onDeliveredWebhooks = deliveredLinks
+  await checkWebhookLinks(commands, input.organizationId, changes, line.configuration)
+  return commands.execute(creditLineAggregate, input.creditLineId, { type: 'UpdateCreditLine', changes, now: input.now }, context)
+}
+
+/** The credit when it exists in the organization; another organization's credit is not found. */
+export const loadCreditIn = async (commands: CommandHandler, organizationId: string, creditId: string): Promise<CreditState> => {
+  const { state } = await commands.load(creditAggregate, creditId)
+  if (state.status === 'none' || state.organizationId !== organizationId) throw notFound('credit', creditId)
+  return state
+}
+
+const unknownReference = (field: string, message: string) => invalidFields([{ field, message }])
+
+/**
+ * A credit request: the line must be active in the organization, the debtor
+ * an active profile of the same organization; principal and term default to
+ * the line's and must fall inside its bounds; the rate comes from the line.
+ */
+export const requestCredit = async (
+  commands: CommandHandler,
+  input: {
+    creditId: string
+    organizationId: string
+    creditLineId: string
+    debtorId: string
+    principal?: string
+    term?: number
+    firstDueDate?: string
+    now: string
+  },
+  context: CommandContext,
+) => {
+  const { state: line } = await commands.load(creditLineAggregate, input.creditLineId)
+  if (line.configuration === null || line.organizationId !== input.organizationId) {
+    throw unknownReference('body.creditLineId', 'unknown credit line in this organization')
+  }
+  const config = line.configuration
+  if (!config.active) throw new AppError('NOT_ACTIVE', `credit line ${input.creditLineId} is not active`, { resource: 'creditLine' })
+  const { state: debtor } = await commands.load(profileAggregate, input.debtorId)
+  if (!debtor.exists || debtor.organizationId !== input.organizationId) {
+    throw unknownReference('body.debtorId', 'unknown profile in this organization')
+  }
+  if (!debtor.active) throw new AppError('NOT_ACTIVE', `profile ${input.debtorId} is not active`, { resource: 'profile' })
+  return commands.execute(creditAggregate, input.creditId, {
+    type: 'RequestCredit', creditId: input.creditId, organizationId: input.organizationId, creditLineId: input.creditLineId,
+    creditLineName: config.name, debtorId: input.debtorId, principal: input.principal ?? config.principalDefault, term: input.term ?? config.timeDefault,
+    rate: config.rate, rateType: config.rateType, currency: config.currency, availableDays: config.availableDays,
+    bounds: { principalMin: config.principalMin, principalMax: config.principalMax, timeMin: config.timeMin, timeMax: config.timeMax },
+    requestedFirstDueDate: input.firstDueDate ?? null, now: input.now,
+  }, context)
+}
+
+/** A disbursement: the method must be one of the line's disbursement methods (any when the line names none). */
+export const disburseCredit = async (
+  commands: CommandHandler,
+  input: { creditId: string; organizationId: string; method: string; reference: string; by: string; now: string },
+  context: CommandContext,
+) => {
+  const credit = await loadCreditIn(commands, input.organizationId, input.creditId)
+  const { state: line } = await commands.load(creditLineAggregate, credit.creditLineId)
+  const allowedMethods = methodNames(line.configuration?.disbursementMethods ?? [])
+  return commands.execute(creditAggregate, input.creditId, {
+    type: 'DisburseCredit', method: input.method, reference: input.reference, allowedMethods, by: input.by, now: input.now,
+  }, context)
+}

@@ -1,0 +1,141 @@
+import type { PaymentOrderCreated, PaymentOrderEvent } from '../events/paymentOrder.js'
+import { AppError, invalidTransition } from '../shared/errors.js'
+import { orderTransitions, type OrderStatus } from '../shared/lending.js'
+import type { Aggregate } from './decider.js'
+
+type OrderFields = PaymentOrderCreated['data']
+
+export type PaymentOrderCommand =
+  | { type: 'CreatePaymentOrder'; order: OrderFields }
+  | { type: 'SubmitPaymentOrder'; transactionReference: string; paymentReference: string; pollAfter: string; now: string }
+  | { type: 'ApprovePaymentOrder'; approverId: string; now: string }
+  | { type: 'RejectPaymentOrder'; reason: string; actorId: string; now: string }
+  /** The provider's outcome of a payment it processed. */
+  | { type: 'SettlePaymentOrder'; outcome: 'completed' | 'failed'; errorMessage: string; paymentReference: string; now: string }
+
+export interface PaymentOrderState {
+  status: 'none' | OrderStatus
+  order: OrderFields | null
+  transactionReference: string
+  paymentReference: string
+  pollAfter: string | null
+  submittedAt: string | null
+  approverId: string
+  completedAt: string | null
+  errorMessage: string
+  processingTime: number
+  updatedAt: string
+}
+
+const requireOrder = (state: PaymentOrderState): { status: OrderStatus; order: OrderFields } => {
+  if (state.status === 'none' || state.order === null) throw new AppError('NOT_FOUND', 'payment order not found', { resource: 'order' })
+  return { status: state.status, order: state.order }
+}
+
+const moveTo = (state: PaymentOrderState, to: OrderStatus): OrderFields => {
+  const { status, order } = requireOrder(state)
+  const allowed = orderTransitions[status]
+  if (!allowed.includes(to)) throw invalidTransition(status, to, allowed)
+  return order
+}
+
+const elapsed = (from: string, to: string): number => Math.max(0, Date.parse(to) - Date.parse(from))
+
+const approved = (state: PaymentOrderState, order: OrderFields, approverId: string, paymentReference: string, now: string): PaymentOrderEvent => ({
+  type: 'PaymentOrderApproved',
+  data: {
+    orderId: order.orderId, organizationId: order.organizationId, creditId: order.creditId, creditLineId: order.creditLineId,
+    installmentId: order.installmentId, installmentNumber: order.installmentNumber, amount: order.amount, collectionCosts: order.collectionCosts,
+    currency: order.currency, provider: order.provider, approverId, approvedBy: approverId === '' ? 'provider' : 'principal',
+    paymentReference: paymentReference === '' ? state.paymentReference : paymentReference,
+    processingTime: elapsed(order.createdAt, now), createdAt: order.createdAt, completedAt: now,
+  },
+})
+
+const failed = (order: OrderFields, errorMessage: string, actorId: string, now: string): PaymentOrderEvent => ({
+  type: 'PaymentOrderFailed',
+  data: {
+    orderId: order.orderId, organizationId: order.organizationId, creditId: order.creditId, errorMessage,
+    failedBy: actorId === '' ? 'provider' : 'principal', actorId, processingTime: elapsed(order.createdAt, now), failedAt: now,
+  },
+})
+
+export const paymentOrderAggregate: Aggregate<PaymentOrderCommand, PaymentOrderEvent, PaymentOrderState> = {
+  streamType: 'order',
+  eventTypes: ['PaymentOrderCreated', 'PaymentOrderSubmitted', 'PaymentOrderApproved', 'PaymentOrderFailed'],
+  initialState: () => ({
+    status: 'none', order: null, transactionReference: '', paymentReference: '', pollAfter: null, submittedAt: null, approverId: '', completedAt: null,
+    errorMessage: '', processingTime: 0, updatedAt: '',
+  }),
+  decide(command, state) {
+    switch (command.type) {
+      case 'CreatePaymentOrder': {
+        const fields = command.order
+        if (state.order !== null) {
+          // The same idempotency key: the same request is answered with the order it made, another one is refused.
+          if (state.order.requestHash === fields.requestHash) return []
+          throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this Key was already used for a different payment order request on this credit', {
+            key: fields.key, orderId: state.order.orderId,
+          })
+        }
+        return [{ type: 'PaymentOrderCreated', data: fields }]
+      }
+      case 'SubmitPaymentOrder': {
+        const { order } = requireOrder(state)
+        if (state.status !== 'pending') return []
+        return [{ type: 'PaymentOrderSubmitted', data: {
+          orderId: order.orderId, organizationId: order.organizationId, provider: order.provider, transactionReference: command.transactionReference,
+          paymentReference: command.paymentReference, pollAfter: command.pollAfter, submittedAt: command.now,
+        } }]
+      }
+      case 'ApprovePaymentOrder': {
+        const order = moveTo(state, 'completed')
+        if (order.requireDistinctApprover && order.creatorId === command.approverId) {
+          throw new AppError('APPROVER_IS_CREATOR', 'this credit line requires a payment order to be approved by someone other than its creator', {
+            creatorId: order.creatorId,
+          })
+        }
+        return [approved(state, order, command.approverId, '', command.now)]
+      }
+      case 'RejectPaymentOrder':
+        return [failed(moveTo(state, 'failed'), command.reason, command.actorId, command.now)]
+      case 'SettlePaymentOrder': {
+        const { status, order } = requireOrder(state)
+        // An outcome for an order already decided through the API changes nothing.
+        if (status === 'completed' || status === 'failed') return []
+        return command.outcome === 'completed'
+          ? [approved(state, order, '', command.paymentReference, command.now)]
+          : [failed(order, command.errorMessage, '', command.now)]
+      }
+      default: {
+        const _never: never = command
+        return _never
+      }
+    }
+  },
+  evolve(state, event) {
+    switch (event.type) {
+      case 'PaymentOrderCreated':
+        return { ...state, status: 'pending', order: event.data, updatedAt: event.data.createdAt }
+      case 'PaymentOrderSubmitted':
+        return {
+          ...state, status: 'processing', transactionReference: event.data.transactionReference, paymentReference: event.data.paymentReference,
+          pollAfter: event.data.pollAfter, submittedAt: event.data.submittedAt, updatedAt: event.data.submittedAt,
+        }
+      case 'PaymentOrderApproved':
+        return {
+          ...state, status: 'completed', approverId: event.data.approverId, paymentReference: event.data.paymentReference,
+          completedAt: event.data.completedAt, processingTime: event.data.processingTime, updatedAt: event.data.completedAt,
+        }
+      case 'PaymentOrderFailed':
+        return {
+          ...state, status: 'failed', errorMessage: event.data.errorMessage,
+          processingTime: event.data.processingTime, updatedAt: event.data.failedAt,
+        }
+      default: {
+        const _never: never = event
+        return _never
+      }
+    }
+  },
+}

@@ -1,0 +1,154 @@
+import { createHash } from 'node:crypto'
+import type { Decimal } from 'decimal.js'
+import type { CreditLineConfiguration } from '../events/creditLine.js'
+import type { PaymentOrderApproved } from '../events/paymentOrder.js'
+import { AppError, invalidFields, notFound, type FieldError } from '../shared/errors.js'
+import { deterministicId, newId } from '../shared/ids.js'
+import { owedFor } from '../shared/installments.js'
+import { isPaymentProviderName, providerDefaultMethods, ZERO_INSTALLMENT } from '../shared/lending.js'
+import { fitsMinorUnit, money, toMoneyString } from '../shared/money.js'
+import { creditAggregate } from './credit.js'
+import { creditLineAggregate, methodNames } from './creditLine.js'
+import type { CommandContext, CommandHandler } from './handler.js'
+import { loadCreditIn } from './lending.js'
+import { paymentOrderAggregate, type PaymentOrderState } from './paymentOrder.js'
+
+/** The interface's order body, as received. */
+export interface OrderRequest {
+  Amount?: string
+  Provider?: string
+  Date?: string
+  OverrideMethod?: string
+  Key?: string
+  GatewayOption?: string
+  CollectionCosts?: string
+}
+
+/** A Key names one order per credit: its id (and stream) derive from both, so concurrent duplicates meet on one stream. */
+export const keyedOrderId = (creditId: string, key: string): string => deterministicId('order', creditId, key)
+
+/** Hash of what makes two requests with one Key "the same": amounts compared as numbers, absent fields as absent. */
+export const orderRequestHash = (installmentId: string, body: OrderRequest): string => {
+  const amount = (value: string | undefined) => (value === undefined ? null : money(value).toFixed())
+  const canonical = JSON.stringify([
+    installmentId, amount(body.Amount), body.Provider ?? null, body.Date === undefined ? null : new Date(body.Date).toISOString(),
+    body.OverrideMethod ?? null, body.GatewayOption ?? null, amount(body.CollectionCosts),
+  ])
+  return createHash('sha256').update(canonical).digest('hex')
+}
+
+export interface CreatedOrder {
+  order: PaymentOrderState
+  /** False when the Key named an order that already existed (the same request again). */
+  created: boolean
+  position: number
+}
+
+const existingOrder = (state: PaymentOrderState, organizationId: string, requestHash: string, key: string, position: number): CreatedOrder => {
+  if (state.order === null || state.order.organizationId !== organizationId) throw notFound('credit')
+  if (state.order.requestHash !== requestHash) {
+    throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this Key was already used for a different payment order request on this credit', {
+      key, orderId: state.order.orderId,
+    })
+  }
+  return { order: state, created: false, position }
+}
+
+const moneyErrors = (field: string, value: string, currency: string, positive: boolean): FieldError[] => {
+  const amount = money(value)
+  if (positive ? amount.lessThanOrEqualTo(0) : amount.isNegative()) return [{ field, message: positive ? 'must be positive' : 'must not be negative' }]
+  if (!fitsMinorUnit(value, currency)) return [{ field, message: `has more decimals than ${currency} allows` }]
+  return []
+}
+
+/** Amounts, provider and method of an order request against what is owed and the line; the provider and method it gets. */
+const checkOrderRequest = (body: OrderRequest, owed: Decimal, currency: string, line: CreditLineConfiguration | null) => {
+  const provider = body.Provider ?? line?.provider ?? 'manual'
+  const gatewayMethods = methodNames(line?.gatewayMethods ?? [])
+  const errors: FieldError[] = []
+  if (body.Amount !== undefined) {
+    errors.push(...moneyErrors('body.Amount', body.Amount, currency, true))
+    if (money(body.Amount).greaterThan(owed)) errors.push({ field: 'body.Amount', message: `must not exceed what is owed (${toMoneyString(owed, currency)})` })
+  }
+  if (body.CollectionCosts !== undefined) errors.push(...moneyErrors('body.CollectionCosts', body.CollectionCosts, currency, false))
+  if (body.OverrideMethod !== undefined && gatewayMethods.length > 0 && !gatewayMethods.includes(body.OverrideMethod)) {
+    errors.push({ field: 'body.OverrideMethod', message: `must be one of the line's gateway methods: ${gatewayMethods.join(', ')}` })
+  }
+  if (!isPaymentProviderName(provider)) {
+    throw invalidFields([...errors, { field: 'body.Provider', message: `unknown payment provider "${provider}"` }])
+  }
+  if (errors.length > 0) throw invalidFields(errors)
+  return { provider, method: body.OverrideMethod ?? gatewayMethods[0] ?? providerDefaultMethods[provider] }
+}
+
+/**
+ * A payment order on an installment (or `zero`: the whole outstanding balance)
+ * of a disbursed credit. With a Key the order id derives from credit and Key,
+ * and the order stream is created with `no_stream`: whatever the concurrency,
+ * one order exists per Key; the same request again gets it back, another
+ * request with that Key is refused.
+ */
+export const createPaymentOrder = async (
+  commands: CommandHandler,
+  input: { organizationId: string; creditId: string; installmentId: string; body: OrderRequest; creatorId: string; now: string },
+  context: CommandContext,
+): Promise<CreatedOrder> => {
+  const { body, organizationId, creditId } = input
+  const key = body.Key ?? ''
+  const requestHash = orderRequestHash(input.installmentId, body)
+  const orderId = key === '' ? newId() : keyedOrderId(creditId, key)
+  const earlier = async () => {
+    const existing = await commands.load(paymentOrderAggregate, orderId)
+    const last = existing.events[existing.events.length - 1]
+    return last === undefined ? null : existingOrder(existing.state, organizationId, requestHash, key, last.position)
+  }
+  const before = key === '' ? null : await earlier()
+  if (before !== null) return before
+  const credit = await loadCreditIn(commands, organizationId, creditId)
+  if (credit.status !== 'Desembolsado') {
+    throw new AppError('CREDIT_NOT_PAYABLE', `payment orders need a Desembolsado credit; this one is ${credit.status}`, { state: credit.status })
+  }
+  const owed = owedFor(credit.installments, input.installmentId)
+  if (owed === null) throw notFound('installment', input.installmentId)
+  if (owed.isZero()) throw new AppError('INSTALLMENT_ALREADY_PAID', 'nothing is owed on this installment', { installmentId: input.installmentId })
+  const { currency } = credit
+  const { state: line } = await commands.load(creditLineAggregate, credit.creditLineId)
+  const config = line.configuration
+  const { provider, method } = checkOrderRequest(body, owed, currency, config)
+  const installment = credit.installments.find((i) => i.installmentId === input.installmentId)
+  const result = await commands.execute(paymentOrderAggregate, orderId, { type: 'CreatePaymentOrder', order: {
+    orderId, organizationId, creditId, creditLineId: credit.creditLineId, installmentId: input.installmentId,
+    installmentNumber: input.installmentId === ZERO_INSTALLMENT ? 0 : installment?.number ?? 0,
+    amount: toMoneyString(body.Amount ?? owed, currency), currency, collectionCosts: toMoneyString(body.CollectionCosts ?? '0', currency),
+    type: 'payment', provider, method,
+    gatewayOption: body.GatewayOption ?? '', overrideMethod: body.OverrideMethod ?? '', key, requestHash,
+    paymentDate: body.Date === undefined ? input.now : new Date(body.Date).toISOString(), creatorId: input.creatorId,
+    requireDistinctApprover: config?.requireDistinctApprover ?? false, createdAt: input.now,
+  } }, context)
+  if (result.events.length === 0) {
+    // A concurrent request with the same Key created it first.
+    const concurrent = await earlier()
+    if (concurrent !== null) return concurrent
+  }
+  return { order: result.state, created: true, position: result.position }
+}
+
+/** The order when it exists under the credit and installment of the path, in the organization. */
+export const loadOrderIn = async (
+  commands: CommandHandler,
+  scope: { organizationId: string; creditId: string; installmentId: string; orderId: string },
+) => {
+  const { state } = await commands.load(paymentOrderAggregate, scope.orderId)
+  const order = state.order
+  if (order === null || order.organizationId !== scope.organizationId || order.creditId !== scope.creditId || order.installmentId !== scope.installmentId) {
+    throw notFound('payment order', scope.orderId)
+  }
+  return state
+}
+
+/** Applies an approved order to its credit; the credit remembers applied orders, so a redelivery changes nothing. */
+export const applyApprovedPayment = (commands: CommandHandler, approval: PaymentOrderApproved['data'], context: CommandContext) =>
+  commands.execute(creditAggregate, approval.creditId, {
+    type: 'ApplyPayment', orderId: approval.orderId, installmentId: approval.installmentId, installmentNumber: approval.installmentNumber,
+    amount: approval.amount, collectionCosts: approval.collectionCosts, now: approval.completedAt,
+  }, context)

@@ -1,0 +1,111 @@
+import type { Allocation, ScheduledInstallmentRow } from '../shared/installments.js'
+import type { RateType } from '../shared/lending.js'
+import type { Event } from './types.js'
+
+/** An installment as scheduled at request time. */
+export type InstallmentSchedule = ScheduledInstallmentRow
+
+export type CreditRequested = Event<'CreditRequested', {
+  creditId: string
+  organizationId: string
+  creditLineId: string
+  creditLineName: string
+  debtorId: string
+  principal: string
+  /** Months. */
+  term: number
+  /** The line's rate percentage at request time, fixed for the life of the credit. */
+  rate: string
+  rateType: RateType
+  /** Monthly rate as a percentage, 10 decimals (display; the schedule was computed unrounded). */
+  monthlyRate: string
+  currency: string
+  installmentAmount: string
+  totalInterest: string
+  totalAmount: string
+  /** The first due date the requester asked for, or null (then one month after disbursement). */
+  requestedFirstDueDate: string | null
+  /** The line's availableDays at request time: days an approval stays disbursable (0: no limit). */
+  availableDays: number
+  installments: InstallmentSchedule[]
+  requestedAt: string
+}>
+
+export type CreditApproved = Event<'CreditApproved', { creditId: string; organizationId: string; approvedBy: string; approvedAt: string }>
+export type CreditRejected = Event<'CreditRejected', { creditId: string; organizationId: string; reason: string; rejectedBy: string; rejectedAt: string }>
+export type CreditCancelled = Event<'CreditCancelled', {
+  creditId: string
+  organizationId: string
+  reason: string
+  /** The state the credit was cancelled from (Solicitado or Aprobado). */
+  from: 'Solicitado' | 'Aprobado'
+  cancelledBy: string
+  cancelledAt: string
+}>
+
+/** The credit reached Desembolsado: fires the line's onDeliveredWebhooks. Carries the final due dates. */
+export type CreditDisbursed = Event<'CreditDisbursed', {
+  creditId: string
+  organizationId: string
+  creditLineId: string
+  debtorId: string
+  principal: string
+  currency: string
+  method: string
+  reference: string
+  firstDueDate: string
+  maturityDate: string
+  installments: Array<{ installmentId: string; number: number; dueDate: string }>
+  disbursedBy: string
+  disbursedAt: string
+}>
+
+/** An automatic score of a requested credit (recorded by the scoring process; a decision follows as approve or reject). */
+export type CreditScored = Event<'CreditScored', {
+  creditId: string
+  organizationId: string
+  scoringModelId: string
+  /** Decimal string. */
+  score: string
+  decision: 'approve' | 'reject' | 'review'
+  reasons: string[]
+  scoredAt: string
+}>
+
+/** Part of a payment that went to one installment (interest first, then principal). */
+export type PaymentAllocation = Allocation
+
+/** An approved payment order applied to the credit (once per order). */
+export type CreditPaymentApplied = Event<'CreditPaymentApplied', {
+  creditId: string
+  organizationId: string
+  creditLineId: string
+  orderId: string
+  /** The order's installment id, or `zero` for a full-flow order. */
+  installmentId: string
+  installmentNumber: number
+  currency: string
+  /** The order's amount. */
+  amount: string
+  /** What went to installments (interest first, then principal). */
+  appliedAmount: string
+  /** Money received beyond what was owed when the order was applied (to refund or re-apply). */
+  unappliedAmount: string
+  collectionCosts: string
+  allocations: PaymentAllocation[]
+  outstanding: { principal: string; interest: string; total: string }
+  appliedAt: string
+}>
+
+/** Nothing is owed any more: the credit is Pagado. */
+export type CreditPaid = Event<'CreditPaid', { creditId: string; organizationId: string; paidAt: string }>
+
+export type CreditEvent =
+  | CreditRequested
+  | CreditApproved
+  | CreditRejected
+  | CreditCancelled
+  | CreditDisbursed
+  | CreditScored
+  | CreditPaymentApplied
+  | CreditPaid

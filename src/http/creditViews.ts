@@ -1,0 +1,138 @@
+import { Type, type Static } from 'typebox'
+import type { CreditState } from '../commands/credit.js'
+import { creditFigures, installmentStatus, type CreditDoc } from '../projections/credits.js'
+import { daysPastDue } from '../shared/amortization.js'
+import { isPaid, outstandingOf, type InstallmentPosition } from '../shared/installments.js'
+import { creditStates } from '../shared/lending.js'
+import { money, toMoneyString } from '../shared/money.js'
+import { MoneyString, Timestamp, Uuid } from './schemas.js'
+
+const Day = Type.String({ format: 'date', description: 'YYYY-MM-DD' })
+const NullableDay = Type.Union([Day, Type.Null()])
+const NullableTimestamp = Type.Union([Timestamp, Type.Null()])
+const NullableText = Type.Union([Type.String(), Type.Null()])
+
+export const Installment = Type.Object({
+  ID: Uuid,
+  number: Type.Integer({ description: '1-based' }),
+  dueDate: Day,
+  principal: MoneyString,
+  interest: MoneyString,
+  amount: MoneyString,
+  paidPrincipal: MoneyString,
+  paidInterest: MoneyString,
+  paidAmount: MoneyString,
+  outstanding: MoneyString,
+  status: Type.Enum(['pending', 'partial', 'paid'] as const),
+  paidAt: NullableTimestamp,
+  daysPastDue: Type.Integer({ description: 'days since the due date while anything is owed on a Desembolsado credit; else 0' }),
+})
+
+const Debtor = Type.Union([Type.Null(), Type.Object({
+  ID: Uuid,
+  type: Type.String({ description: 'natural or legal' }),
+  name: Type.String(),
+  documentType: Type.String(),
+  documentNumber: Type.String(),
+  email: Type.String(),
+  phone: Type.String(),
+})])
+
+const creditFields = {
+  ID: Uuid,
+  organizationId: Uuid,
+  creditLineId: Uuid,
+  creditLineName: Type.String(),
+  debtorId: Uuid,
+  debtor: Debtor,
+  state: Type.Enum(creditStates),
+  principal: MoneyString,
+  term: Type.Integer({ description: 'months' }),
+  rate: Type.String({ description: 'the line\'s rate percentage at request time' }),
+  rateType: Type.String(),
+  monthlyRate: Type.String({ description: 'monthly rate as a percentage (10 decimals)' }),
+  currency: Type.String(),
+  installmentAmount: MoneyString,
+  totalInterest: MoneyString,
+  totalAmount: MoneyString,
+  firstDueDate: NullableDay,
+  maturityDate: NullableDay,
+  balances: Type.Object({
+    outstandingPrincipal: MoneyString,
+    outstandingInterest: MoneyString,
+    outstandingTotal: MoneyString,
+    paidTotal: MoneyString,
+    unapplied: Type.String({ description: 'received beyond what was owed (to refund or re-apply)' }),
+  }),
+  installmentsPaid: Type.Integer(),
+  installmentsCount: Type.Integer(),
+  nextDueDate: NullableDay,
+  daysPastDue: Type.Integer({ description: 'arrears: days the oldest unpaid installment is overdue (Desembolsado credits)' }),
+  score: Type.Union([Type.Null(), Type.Object({
+    scoringModelId: Type.String(), score: Type.String(), decision: Type.String(), reasons: Type.Array(Type.String()), scoredAt: Timestamp,
+  })]),
+  requestedAt: Timestamp,
+  approvedAt: NullableTimestamp,
+  approvedBy: NullableText,
+  rejectedAt: NullableTimestamp,
+  rejectionReason: NullableText,
+  cancelledAt: NullableTimestamp,
+  cancellationReason: NullableText,
+  disbursedAt: NullableTimestamp,
+  disbursementMethod: NullableText,
+  disbursementReference: NullableText,
+  paidAt: NullableTimestamp,
+  updatedAt: Timestamp,
+}
+
+export const CreditSummary = Type.Object(creditFields)
+export const Credit = Type.Object({ ...creditFields, installments: Type.Array(Installment) })
+
+/** Arrears count only on a disbursed credit, for what is still owed. */
+const arrears = (state: CreditState, installment: InstallmentPosition, today: string): number =>
+  state.status === 'Desembolsado' && !isPaid(installment) ? daysPastDue(installment.dueDate, today) : 0
+
+export const installmentView = (state: CreditState, installment: InstallmentPosition, today: string): Static<typeof Installment> => ({
+  ID: installment.installmentId, number: installment.number, dueDate: installment.dueDate, principal: installment.principal,
+  interest: installment.interest, amount: installment.amount, paidPrincipal: toMoneyString(installment.paidPrincipal, state.currency),
+  paidInterest: toMoneyString(installment.paidInterest, state.currency),
+  paidAmount: toMoneyString(money(installment.paidPrincipal).plus(installment.paidInterest), state.currency),
+  outstanding: toMoneyString(outstandingOf(installment).total, state.currency), status: installmentStatus(installment), paidAt: installment.paidAt,
+  daysPastDue: arrears(state, installment, today),
+})
+
+/**
+ * The credit on the wire, from the aggregate's state: the read model stores
+ * that state, and `?asOf` folds the events up to a moment, so both render alike.
+ */
+export const creditSummaryView = (state: CreditState, debtor: CreditDoc['debtor'], today: string): Static<typeof CreditSummary> => {
+  if (state.status === 'none') throw new Error('a credit that does not exist has no view')
+  const figures = creditFigures(state)
+  const oldest = state.installments.find((i) => !isPaid(i))
+  return {
+    ID: state.creditId, organizationId: state.organizationId, creditLineId: state.creditLineId, creditLineName: state.creditLineName,
+    debtorId: state.debtorId,
+    debtor: debtor === null ? null : {
+      ID: debtor.id, type: debtor.type, name: debtor.name, documentType: debtor.documentType, documentNumber: debtor.documentNumber,
+      email: debtor.email, phone: debtor.phone,
+    },
+    state: state.status, principal: state.principal, term: state.term, rate: state.rate, rateType: state.rateType, monthlyRate: state.monthlyRate,
+    currency: state.currency, installmentAmount: state.installmentAmount, totalInterest: state.totalInterest, totalAmount: state.totalAmount,
+    firstDueDate: state.firstDueDate, maturityDate: state.maturityDate,
+    balances: {
+      outstandingPrincipal: figures.outstandingPrincipal, outstandingInterest: figures.outstandingInterest, outstandingTotal: figures.outstandingTotal,
+      paidTotal: figures.paidTotal, unapplied: toMoneyString(state.unapplied, state.currency),
+    },
+    installmentsPaid: figures.installmentsPaid, installmentsCount: state.installments.length, nextDueDate: figures.nextDueDate,
+    daysPastDue: oldest === undefined ? 0 : arrears(state, oldest, today), score: state.score,
+    requestedAt: state.requestedAt, approvedAt: state.approvedAt, approvedBy: state.approvedBy, rejectedAt: state.rejectedAt,
+    rejectionReason: state.rejectionReason, cancelledAt: state.cancelledAt, cancellationReason: state.cancellationReason,
+    disbursedAt: state.disbursedAt, disbursementMethod: state.disbursementMethod, disbursementReference: state.disbursementReference,
+    paidAt: state.paidAt, updatedAt: state.updatedAt,
+  }
+}
+
+export const creditView = (state: CreditState, debtor: CreditDoc['debtor'], today: string): Static<typeof Credit> => ({
+  ...creditSummaryView(state, debtor, today),
+  installments: state.installments.map((i) => installmentView(state, i, today)),
+})

@@ -1,0 +1,213 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type, type Static } from 'typebox'
+import { paymentOrderAggregate, type PaymentOrderState } from '../commands/paymentOrder.js'
+import { createPaymentOrder, loadOrderIn } from '../commands/payments.js'
+import type { OrderApplication } from '../projections/paymentOrders.js'
+import type { Services } from '../services.js'
+import { AppError, notFound } from '../shared/errors.js'
+import { orderStatuses, paymentProviderNames, ZERO_INSTALLMENT } from '../shared/lending.js'
+import { commandContext, organizationOf, principalOf } from './context.js'
+import { decimalStrings } from './decimalStrings.js'
+import { failures, MoneyString, OrganizationHeaders, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
+
+const InstallmentRef = Type.String({
+  pattern: `^(${ZERO_INSTALLMENT}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$`,
+  description: 'an installment id, or `zero`: a full-flow payment of the whole outstanding balance (InstallmentNumber 0)',
+})
+const InstallmentParams = Type.Object({ creditid: Uuid, installmentid: InstallmentRef })
+const OrderParams = Type.Object({ creditid: Uuid, installmentid: InstallmentRef, orderid: Uuid })
+const Decimal = (description: string) => Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', description })
+
+const STATUSES = 'Statuses: `pending` (created; a `manual` order waits here for approval) → `processing` (a gateway provider took it) → ' +
+  '`completed` (approved through the API or by the provider; the payment is then applied to the credit) or `failed` (rejected through the API, ' +
+  'or declined by the provider, with ErrorMessage). `completed` and `failed` are final: approving or rejecting them again answers 409 INVALID_TRANSITION.'
+
+const OrderCreated = Type.Object({
+  ID: Uuid,
+  CreditID: Uuid,
+  InstallmentID: Type.String(),
+  InstallmentNumber: Type.Integer({ description: '0 for a `zero` order' }),
+  Amount: MoneyString,
+  Type: Type.String({ description: 'payment' }),
+  Provider: Type.String({ description: paymentProviderNames.join(' | ') }),
+  Status: Type.Enum(orderStatuses),
+  CreatedAt: Timestamp,
+  CreatorID: Type.String(),
+  CollectionCosts: MoneyString,
+})
+
+const Allocation = Type.Object({
+  installmentId: Type.String(), number: Type.Integer(), principal: MoneyString, interest: MoneyString, amount: MoneyString, paidInFull: Type.Boolean(),
+})
+
+export const PaymentOrder = Type.Object({
+  ...OrderCreated.properties,
+  Method: Type.String(),
+  UpdatedAt: Timestamp,
+  CompletedAt: Type.Union([Timestamp, Type.Null()], { description: 'set when completed' }),
+  ApproverID: Type.String({ description: 'the approving user or client; empty until approved, and when the provider completed it' }),
+  TransactionReference: Type.String(),
+  PaymentReference: Type.String(),
+  ErrorMessage: Type.String({ description: 'empty when no error' }),
+  RetryCount: Type.Integer({ description: 'resubmissions to the provider (the built-in providers never resubmit)' }),
+  GatewayOption: Type.String(),
+  OverrideMethod: Type.String(),
+  Key: Type.String({ description: 'the idempotency key of the creation request' }),
+  PaymentDate: Timestamp,
+  Metadata: Type.Object({
+    originalAmount: MoneyString,
+    exchangeRate: Type.String({ description: 'decimal string; orders are in the credit\'s currency, so 1' }),
+    currency: Type.String(),
+    processingTime: Type.Integer({ description: 'milliseconds from creation to completion or failure; 0 while undecided' }),
+  }),
+  Application: Type.Union([Type.Null(), Type.Object({
+    appliedAmount: MoneyString, unappliedAmount: MoneyString, appliedAt: Timestamp, allocations: Type.Array(Allocation),
+  })], { description: 'how the completed payment was applied to the credit (null until the payment applier has run)' }),
+})
+
+type OrderOf = PaymentOrderState & { order: NonNullable<PaymentOrderState['order']> }
+
+const ordered = (state: PaymentOrderState): OrderOf => {
+  if (state.order === null) throw new AppError('INTERNAL', 'payment order has no creation data')
+  return { ...state, order: state.order }
+}
+
+const createdView = ({ order, status }: OrderOf): Static<typeof OrderCreated> => ({
+  ID: order.orderId, CreditID: order.creditId, InstallmentID: order.installmentId, InstallmentNumber: order.installmentNumber, Amount: order.amount,
+  Type: order.type, Provider: order.provider, Status: status === 'none' ? 'pending' : status, CreatedAt: order.createdAt, CreatorID: order.creatorId,
+  CollectionCosts: order.collectionCosts,
+})
+
+export const orderView = (state: PaymentOrderState, application: OrderApplication | null): Static<typeof PaymentOrder> => {
+  const full = ordered(state)
+  const { order } = full
+  return {
+    ...createdView(full), Method: order.method, UpdatedAt: state.updatedAt, CompletedAt: state.status === 'completed' ? state.completedAt : null,
+    ApproverID: state.approverId, TransactionReference: state.transactionReference, PaymentReference: state.paymentReference,
+    ErrorMessage: state.errorMessage, RetryCount: 0, GatewayOption: order.gatewayOption, OverrideMethod: order.overrideMethod, Key: order.key,
+    PaymentDate: order.paymentDate,
+    Metadata: { originalAmount: order.amount, exchangeRate: '1', currency: order.currency, processingTime: state.processingTime },
+    Application: application,
+  }
+}
+
+/** Payment orders against installments of a credit (the interface's /payables routes). */
+export const payableRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const { queries, commands, clock } = services
+
+  const loadView = async (scope: { organizationId: string; creditId: string; installmentId: string; orderId: string }) => {
+    const doc = await queries.paymentOrders.getIn(scope)
+    if (doc === null) throw notFound('payment order', scope.orderId)
+    return orderView(doc, doc.application)
+  }
+
+  app.post('/payables/:creditid/installments/:installmentid/orders', {
+    config: { organization: 'header', permissions: ['WriteOrder'] },
+    preValidation: decimalStrings(['Amount', 'CollectionCosts']),
+    schema: {
+      summary: 'Create a payment order for an installment (or `zero`: the whole outstanding balance) and start its provider\'s flow',
+      description: 'The credit must be Desembolsado and the installment unpaid. `Amount` defaults to what the installment (or, for `zero`, the ' +
+        'credit) owes and may not exceed it; it is applied to the debt, `CollectionCosts` are charged on top. `Provider` defaults to the line\'s. ' +
+        '`Key` is an idempotency key per credit: the same Key with the same body answers 200 with the order it created, with another body ' +
+        '409 IDEMPOTENCY_KEY_REUSED; concurrent duplicates create one order.\n\n' + STATUSES,
+      tags: ['Payment orders'],
+      headers: OrganizationHeaders,
+      params: InstallmentParams,
+      body: Type.Object({
+        Amount: Type.Optional(Decimal('positive decimal string within the currency\'s minor unit')),
+        Provider: Type.Optional(Type.Enum(paymentProviderNames)),
+        Date: Type.Optional(Type.String({ format: 'date-time', description: 'value date of the payment; default: now' })),
+        OverrideMethod: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'one of the line\'s gatewayMethods' })),
+        Key: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'idempotency key, unique per credit' })),
+        GatewayOption: Type.Optional(Type.String({ maxLength: 100 })),
+        CollectionCosts: Type.Optional(Decimal('collection costs charged on top of Amount; default 0')),
+      }, { additionalProperties: false }),
+      response: {
+        201: Type.Object({ order: OrderCreated }, { description: 'created' }),
+        200: Type.Object({ order: OrderCreated }, { description: 'the order this Key already created' }),
+        ...failures(400, 401, 403, 404, 409),
+      },
+    },
+  }, async (request, reply) => {
+    const { creditid: creditId, installmentid: installmentId } = request.params
+    const created = await createPaymentOrder(commands, {
+      organizationId: organizationOf(request).id, creditId, installmentId, body: request.body, creatorId: principalOf(request).id,
+      now: clock.now().toISOString(),
+    }, commandContext(request))
+    await services.settle(created.position)
+    return reply.code(created.created ? 201 : 200).send({ order: createdView(ordered(created.order)) })
+  })
+
+  app.get('/payables/:creditid/installments/:installmentid/orders', {
+    config: { organization: 'header', permissions: ['ReadOrder'] },
+    schema: {
+      summary: 'The payment orders of an installment (or of `zero`), oldest first',
+      description: STATUSES,
+      tags: ['Payment orders'],
+      headers: OrganizationHeaders,
+      params: InstallmentParams,
+      querystring: Type.Object({ ...PageQuery.properties, status: Type.Optional(Type.Enum(orderStatuses)) }, { additionalProperties: false }),
+      response: { 200: Type.Object({ status: Type.Literal('success'), data: Type.Array(PaymentOrder), pagination: Pagination }), ...failures(400, 401, 403, 404) },
+    },
+  }, async (request) => {
+    const organizationId = organizationOf(request).id
+    const { creditid: creditId, installmentid: installmentId } = request.params
+    if (await queries.credits.get(organizationId, creditId) === null) throw notFound('credit', creditId)
+    const { page, limit, status } = request.query
+    const { items, total } = await queries.paymentOrders.listForInstallment({
+      organizationId, creditId, installmentId, offset: (page - 1) * limit, limit, ...(status === undefined ? {} : { status }),
+    })
+    return { status: 'success' as const, data: items.map((doc) => orderView(doc, doc.application)), pagination: pagination(page, limit, total) }
+  })
+
+  app.get('/payables/:creditid/installments/:installmentid/orders/:orderid', {
+    config: { organization: 'header', permissions: ['ReadOrder'] },
+    schema: {
+      summary: 'One payment order (the order object itself, not wrapped)',
+      description: STATUSES,
+      tags: ['Payment orders'],
+      headers: OrganizationHeaders,
+      params: OrderParams,
+      response: { 200: PaymentOrder, ...failures(401, 403, 404) },
+    },
+  }, async (request) => {
+    const { creditid: creditId, installmentid: installmentId, orderid: orderId } = request.params
+    return loadView({ organizationId: organizationOf(request).id, creditId, installmentId, orderId })
+  })
+
+  const decision = (summary: string) => ({
+    config: { organization: 'header' as const, permissions: ['ApproveOrder' as const] },
+    schema: {
+      summary,
+      description: STATUSES,
+      tags: ['Payment orders'],
+      headers: OrganizationHeaders,
+      params: OrderParams,
+      response: { 200: Type.Object({ order: PaymentOrder }), ...failures(400, 401, 403, 404, 409) },
+    },
+  })
+  const rejection = decision('Reject a payment order: Status failed with the reason as ErrorMessage')
+
+  app.post('/payables/:creditid/installments/:installmentid/orders/:orderid/approve', decision(
+    'Approve a payment order (no body): Status completed, ApproverID and CompletedAt set; fires onOrderWebhooks and is applied to the credit',
+  ), async (request) => {
+    const scope = { organizationId: organizationOf(request).id, creditId: request.params.creditid, installmentId: request.params.installmentid, orderId: request.params.orderid }
+    await loadOrderIn(commands, scope)
+    await services.execute(paymentOrderAggregate, scope.orderId, {
+      type: 'ApprovePaymentOrder', approverId: principalOf(request).id, now: clock.now().toISOString(),
+    }, commandContext(request))
+    return { order: await loadView(scope) }
+  })
+
+  app.post('/payables/:creditid/installments/:installmentid/orders/:orderid/reject', {
+    ...rejection,
+    schema: { ...rejection.schema, body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: false }) },
+  }, async (request) => {
+    const scope = { organizationId: organizationOf(request).id, creditId: request.params.creditid, installmentId: request.params.installmentid, orderId: request.params.orderid }
+    await loadOrderIn(commands, scope)
+    await services.execute(paymentOrderAggregate, scope.orderId, {
+      type: 'RejectPaymentOrder', reason: request.body.reason, actorId: principalOf(request).id, now: clock.now().toISOString(),
+    }, commandContext(request))
+    return { order: await loadView(scope) }
+  })
+}

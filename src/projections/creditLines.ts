@@ -1,0 +1,74 @@
+import type { CreditLineConfiguration } from '../events/creditLine.js'
+import { applyAt, defineProjection, updateAt } from './projection.js'
+import type { Filter, ReadStore } from './readStore.js'
+
+/** A credit line with its whole configuration: serves the three product shapes and GET /credit-lines. */
+export interface CreditLineDoc extends CreditLineConfiguration {
+  _id: string
+  _position?: number
+  organizationId: string
+  createdAt: string
+  updatedAt: string
+}
+
+const collection = {
+  name: 'credit_lines',
+  indexes: [{ organizationId: 1 }, { active: 1, currency: 1 }, { jurisdictionCode: 1 }, { organizationId: 1, createdAt: 1 }],
+} as const
+
+export const creditLinesProjection = defineProjection({
+  name: 'creditLines',
+  handles: ['CreditLineCreated', 'CreditLineUpdated'],
+  collections: [collection],
+  async project(store, event, position) {
+    const docs = store.collection<CreditLineDoc>(collection)
+    switch (event.type) {
+      case 'CreditLineCreated':
+        return applyAt(docs, event.data.creditLineId, position, () => ({
+          _id: event.data.creditLineId, organizationId: event.data.organizationId, ...event.data.configuration,
+          createdAt: event.data.createdAt, updatedAt: event.data.createdAt,
+        }))
+      case 'CreditLineUpdated':
+        return updateAt(docs, event.data.creditLineId, position, (doc) => ({ ...doc, ...event.data.changes, updatedAt: event.data.updatedAt }))
+      default: {
+        const _never: never = event
+        return _never
+      }
+    }
+  },
+})
+
+export interface CreditLineListQuery {
+  /** Omitted: every organization (the public marketplace). */
+  organizationId?: string
+  active?: boolean
+  currency?: string
+  jurisdictionCode?: string
+  offset: number
+  limit: number
+}
+
+export const creditLineQueries = (store: ReadStore) => {
+  const docs = store.collection<CreditLineDoc>(collection)
+  return {
+    /** A line by id, whatever its organization (webhook firing, the marketplace). */
+    get: (id: string) => docs.get(id),
+    /** A line of one organization; another organization's line is null. */
+    getIn: async (organizationId: string, id: string) => {
+      const doc = await docs.get(id)
+      return doc !== null && doc.organizationId === organizationId ? doc : null
+    },
+    list: async (query: CreditLineListQuery) => {
+      const filter: Filter = {}
+      if (query.organizationId !== undefined) filter['organizationId'] = query.organizationId
+      if (query.active !== undefined) filter['active'] = query.active
+      if (query.currency !== undefined) filter['currency'] = query.currency
+      if (query.jurisdictionCode !== undefined) filter['jurisdictionCode'] = query.jurisdictionCode
+      const [items, total] = await Promise.all([
+        docs.find(filter, { sort: { createdAt: 1, _id: 1 }, skip: query.offset, limit: query.limit }),
+        docs.count(filter),
+      ])
+      return { items, total }
+    },
+  }
+}

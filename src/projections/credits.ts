@@ -1,0 +1,243 @@
+import { creditAggregate, type CreditState } from '../commands/credit.js'
+import type { RecordedOf } from '../events/catalogue.js'
+import type { LegalPerson, NaturalPerson, ProfileType } from '../events/profile.js'
+import { isPaid, outstandingOf, totalOutstanding, type InstallmentPosition } from '../shared/installments.js'
+import type { CreditStateName } from '../shared/lending.js'
+import { money, toMoneyString } from '../shared/money.js'
+import { applyAt, defineProjection, updateAt } from './projection.js'
+import type { Filter, ReadCollection, ReadStore } from './readStore.js'
+
+/** The debtor as credits show it: projected here from profile events, so this model depends on no other read model. */
+export interface DebtorSummary {
+  _id: string
+  _position?: number
+  organizationId: string
+  type: ProfileType
+  name: string
+  documentType: string
+  documentNumber: string
+  email: string
+  phone: string
+  natural: NaturalPerson | null
+  legal: LegalPerson | null
+  /** field (campo) → file id of the profile's attached files. */
+  files: Record<string, string>
+}
+
+/** Figures derived from the installments, kept on the document so lists and exports can filter on them. */
+export interface CreditFigures {
+  outstandingPrincipal: string
+  outstandingInterest: string
+  outstandingTotal: string
+  paidTotal: string
+  installmentsPaid: number
+  /** Due date of the oldest installment with anything owed; null when nothing is owed. */
+  nextDueDate: string | null
+}
+
+/**
+ * A credit document is the credit aggregate's own state (the same fold the
+ * command side and `?asOf` use), plus the debtor summary and derived figures.
+ */
+export type CreditDoc = CreditState & CreditFigures & {
+  _id: string
+  _position?: number
+  debtor: Omit<DebtorSummary, '_id' | '_position'> & { id: string } | null
+}
+
+/** Installments as their own documents, for schedules and exports that stream them by organization and date. */
+export interface InstallmentDoc extends InstallmentPosition {
+  _id: string
+  _position?: number
+  organizationId: string
+  creditId: string
+  creditLineId: string
+  debtorId: string
+  currency: string
+  creditState: CreditStateName
+  paidAmount: string
+  outstanding: string
+  status: 'pending' | 'partial' | 'paid'
+  disbursedAt: string | null
+}
+
+const credits = {
+  name: 'credits',
+  indexes: [{ organizationId: 1, requestedAt: -1 }, { debtorId: 1 }, { creditLineId: 1 }, { organizationId: 1, status: 1 },
+    { organizationId: 1, disbursedAt: 1 }, { organizationId: 1, updatedAt: 1 }],
+} as const
+const installments = {
+  name: 'credit_installments',
+  indexes: [{ creditId: 1, number: 1 }, { organizationId: 1, dueDate: 1 }, { organizationId: 1, status: 1 }, { organizationId: 1, creditState: 1 }],
+} as const
+const debtors = { name: 'credit_debtors', indexes: [{ organizationId: 1 }] } as const
+
+export const creditFigures = (state: CreditState): CreditFigures => {
+  const outstanding = totalOutstanding(state.installments)
+  const paid = state.installments.reduce((sum, i) => sum.plus(i.paidPrincipal).plus(i.paidInterest), money(0))
+  const currency = state.currency === '' ? undefined : state.currency
+  return {
+    outstandingPrincipal: toMoneyString(outstanding.principal, currency),
+    outstandingInterest: toMoneyString(outstanding.interest, currency),
+    outstandingTotal: toMoneyString(outstanding.total, currency),
+    paidTotal: toMoneyString(paid, currency),
+    installmentsPaid: state.installments.filter(isPaid).length,
+    nextDueDate: state.installments.find((i) => !isPaid(i))?.dueDate ?? null,
+  }
+}
+
+export const installmentStatus = (installment: InstallmentPosition): InstallmentDoc['status'] => {
+  if (isPaid(installment)) return 'paid'
+  return money(installment.paidPrincipal).plus(installment.paidInterest).isZero() ? 'pending' : 'partial'
+}
+
+const installmentDoc = (state: CreditState & { status: CreditStateName }, installment: InstallmentPosition): InstallmentDoc => ({
+  ...installment,
+  _id: installment.installmentId,
+  organizationId: state.organizationId,
+  creditId: state.creditId,
+  creditLineId: state.creditLineId,
+  debtorId: state.debtorId,
+  currency: state.currency,
+  creditState: state.status,
+  paidAmount: toMoneyString(money(installment.paidPrincipal).plus(installment.paidInterest), state.currency),
+  outstanding: toMoneyString(outstandingOf(installment).total, state.currency),
+  status: installmentStatus(installment),
+  disbursedAt: state.disbursedAt,
+})
+
+const personName = (natural: NaturalPerson | null, legal: LegalPerson | null): string =>
+  natural !== null
+    ? [natural.firstName, natural.middleName, natural.lastName, natural.secondLastName].filter((p) => p !== undefined && p !== '').join(' ')
+    : legal?.businessName ?? ''
+
+const summarize = (doc: DebtorSummary): DebtorSummary => {
+  const person = doc.natural ?? doc.legal
+  return {
+    ...doc, name: personName(doc.natural, doc.legal), documentType: person?.documentType ?? '', documentNumber: person?.documentNumber ?? '',
+    email: person?.email ?? '', phone: person?.phone ?? '',
+  }
+}
+
+/** The debtor as a credit shows it, from a profile's current fields (also used to show a credit as of a past moment). */
+export const debtorOfProfile = (profile: {
+  profileId: string; organizationId: string; type: ProfileType; natural: NaturalPerson | null; legal: LegalPerson | null; files: Record<string, string>
+}): CreditDoc['debtor'] => debtorOf(summarize({
+  _id: profile.profileId, organizationId: profile.organizationId, type: profile.type, name: '', documentType: '', documentNumber: '', email: '',
+  phone: '', natural: profile.natural, legal: profile.legal, files: profile.files,
+}))
+
+const debtorOf = (summary: DebtorSummary | null): CreditDoc['debtor'] => {
+  if (summary === null) return null
+  const { _id, _position, ...rest } = summary
+  return { id: _id, ...rest }
+}
+
+type CreditEventOf = RecordedOf<'CreditRequested' | 'CreditApproved' | 'CreditRejected' | 'CreditCancelled' | 'CreditDisbursed' | 'CreditScored' | 'CreditPaymentApplied' | 'CreditPaid'>
+
+const stateOf = (doc: CreditDoc): CreditState => {
+  const { _id, _position, debtor, outstandingPrincipal, outstandingInterest, outstandingTotal, paidTotal, installmentsPaid, nextDueDate, ...state } = doc
+  return state
+}
+
+/** Installments a credit event changed: all of them when the state or the schedule moved, else the ones a payment reached. */
+const touchedInstallments = (event: CreditEventOf, before: CreditState, after: CreditState): InstallmentPosition[] => {
+  if (event.type === 'CreditPaymentApplied') {
+    const reached = new Set(event.data.allocations.map((a) => a.installmentId))
+    return after.installments.filter((i) => reached.has(i.installmentId))
+  }
+  return before.status !== after.status || event.type === 'CreditDisbursed' ? after.installments : []
+}
+
+const projectCredit = async (store: ReadStore, event: CreditEventOf, position: number) => {
+  const creditDocs = store.collection<CreditDoc>(credits)
+  const current = await creditDocs.get(event.data.creditId)
+  if (current !== null && (current._position ?? 0) >= position) return
+  if (current === null && event.type !== 'CreditRequested') return
+  const before = current === null ? creditAggregate.initialState() : stateOf(current)
+  const after = creditAggregate.evolve(before, event)
+  if (after.status === 'none') return
+  const debtor = current?.debtor ?? debtorOf(await store.collection<DebtorSummary>(debtors).get(after.debtorId))
+  const stated = { ...after, status: after.status }
+  const installmentDocs = store.collection<InstallmentDoc>(installments)
+  for (const installment of touchedInstallments(event, before, after)) {
+    await applyAt(installmentDocs, installment.installmentId, position, () => installmentDoc(stated, installment))
+  }
+  await applyAt(creditDocs, after.creditId, position, () => ({ ...after, ...creditFigures(after), _id: after.creditId, debtor }))
+}
+
+const refreshDebtorOnCredits = async (creditDocs: ReadCollection<CreditDoc>, summary: DebtorSummary, position: number) => {
+  for (const credit of await creditDocs.find({ debtorId: summary._id })) {
+    await updateAt(creditDocs, credit._id, position, (doc) => ({ ...doc, debtor: debtorOf(summary) }))
+  }
+}
+
+export const creditsProjection = defineProjection({
+  name: 'credits',
+  handles: ['CreditRequested', 'CreditApproved', 'CreditRejected', 'CreditCancelled', 'CreditDisbursed', 'CreditScored', 'CreditPaymentApplied',
+    'CreditPaid', 'ProfileCreated', 'ProfileUpdated', 'ProfileFileAttached'],
+  collections: [credits, installments, debtors],
+  async project(store, event, position) {
+    const debtorDocs = store.collection<DebtorSummary>(debtors)
+    switch (event.type) {
+      case 'ProfileCreated':
+        return applyAt(debtorDocs, event.data.profileId, position, () => summarize({
+          _id: event.data.profileId, organizationId: event.data.organizationId, type: event.data.type, name: '', documentType: '',
+          documentNumber: '', email: '', phone: '', natural: event.data.natural, legal: event.data.legal, files: {},
+        }))
+      case 'ProfileUpdated':
+      case 'ProfileFileAttached': {
+        const current = await debtorDocs.get(event.data.profileId)
+        if (current === null || (current._position ?? 0) >= position) return
+        const next = event.type === 'ProfileUpdated'
+          ? summarize({
+            ...current,
+            natural: current.natural === null || event.data.natural === undefined ? current.natural : { ...current.natural, ...event.data.natural },
+            legal: current.legal === null || event.data.legal === undefined ? current.legal : { ...current.legal, ...event.data.legal },
+          })
+          : { ...current, files: { ...current.files, [event.data.field]: event.data.fileId } }
+        await refreshDebtorOnCredits(store.collection<CreditDoc>(credits), next, position)
+        return applyAt(debtorDocs, next._id, position, () => next)
+      }
+      default:
+        return projectCredit(store, event, position)
+    }
+  },
+})
+
+export interface CreditListQuery {
+  organizationId: string
+  state?: CreditStateName
+  debtorId?: string
+  creditLineId?: string
+  offset: number
+  limit: number
+}
+
+export const creditQueries = (store: ReadStore) => {
+  const creditDocs = store.collection<CreditDoc>(credits)
+  const installmentDocs = store.collection<InstallmentDoc>(installments)
+  return {
+    /** A credit of one organization (with its installments embedded); another organization's credit is null. */
+    get: async (organizationId: string, creditId: string) => {
+      const doc = await creditDocs.get(creditId)
+      return doc !== null && doc.organizationId === organizationId ? doc : null
+    },
+    list: async (query: CreditListQuery) => {
+      const filter: Filter = { organizationId: query.organizationId }
+      if (query.state !== undefined) filter['status'] = query.state
+      if (query.debtorId !== undefined) filter['debtorId'] = query.debtorId
+      if (query.creditLineId !== undefined) filter['creditLineId'] = query.creditLineId
+      const [items, total] = await Promise.all([
+        creditDocs.find(filter, { sort: { requestedAt: -1, _id: 1 }, skip: query.offset, limit: query.limit }),
+        creditDocs.count(filter),
+      ])
+      return { items, total }
+    },
+    /** Credits of an organization, for exports: filter in the MongoDB query language, streamed. */
+    stream: (organizationId: string, filter: Filter = {}) => creditDocs.stream({ ...filter, organizationId }),
+    /** Installment documents of an organization (e.g. `{dueDate: {$lte: '2026-06-30'}}`), streamed. */
+    streamInstallments: (organizationId: string, filter: Filter = {}) => installmentDocs.stream({ ...filter, organizationId }),
+    installmentsOf: (creditId: string) => installmentDocs.find({ creditId }, { sort: { number: 1 } }),
+  }
+}

@@ -1,0 +1,111 @@
+import type { Decimal } from 'decimal.js'
+import { money, toMoneyString } from './money.js'
+import { ZERO_INSTALLMENT } from './lending.js'
+
+/** An installment as scheduled; money as decimal strings in the credit's currency. */
+export interface ScheduledInstallmentRow {
+  installmentId: string
+  number: number
+  /** YYYY-MM-DD */
+  dueDate: string
+  principal: string
+  interest: string
+  amount: string
+}
+
+/** An installment and what has been paid on it. */
+export interface InstallmentPosition extends ScheduledInstallmentRow {
+  paidPrincipal: string
+  paidInterest: string
+  /** When the last of it was paid; null while anything is owed. */
+  paidAt: string | null
+}
+
+export interface Outstanding {
+  principal: Decimal
+  interest: Decimal
+  total: Decimal
+}
+
+export const outstandingOf = (installment: InstallmentPosition): Outstanding => {
+  const principal = money(installment.principal).minus(installment.paidPrincipal)
+  const interest = money(installment.interest).minus(installment.paidInterest)
+  return { principal, interest, total: principal.plus(interest) }
+}
+
+export const isPaid = (installment: InstallmentPosition): boolean => outstandingOf(installment).total.isZero()
+
+export const totalOutstanding = (installments: readonly InstallmentPosition[]): Outstanding =>
+  installments.reduce<Outstanding>((sum, installment) => {
+    const o = outstandingOf(installment)
+    return { principal: sum.principal.plus(o.principal), interest: sum.interest.plus(o.interest), total: sum.total.plus(o.total) }
+  }, { principal: money(0), interest: money(0), total: money(0) })
+
+/** What an order targets is owed: one installment's outstanding amount, or the whole credit's for `zero`. */
+export const owedFor = (installments: readonly InstallmentPosition[], target: string): Decimal | null => {
+  if (target === ZERO_INSTALLMENT) return totalOutstanding(installments).total
+  const installment = installments.find((i) => i.installmentId === target)
+  return installment === undefined ? null : outstandingOf(installment).total
+}
+
+export interface Allocation {
+  installmentId: string
+  /** Installment number. */
+  number: number
+  principal: string
+  interest: string
+  amount: string
+  /** The installment has nothing left to pay after this allocation. */
+  paidInFull: boolean
+}
+
+/**
+ * Splits a payment over what is owed: one installment, or for `zero` every
+ * unpaid installment oldest first; within an installment interest is paid
+ * before principal. What exceeds the debt is returned as unapplied.
+ */
+export const allocatePayment = (
+  installments: readonly InstallmentPosition[],
+  target: string,
+  amount: Decimal,
+  currency: string,
+): { allocations: Allocation[]; applied: Decimal; unapplied: Decimal } => {
+  const candidates = target === ZERO_INSTALLMENT
+    ? [...installments].sort((a, b) => a.number - b.number)
+    : installments.filter((i) => i.installmentId === target)
+  const allocations: Allocation[] = []
+  let left = amount
+  for (const installment of candidates) {
+    if (left.isZero()) break
+    const owed = outstandingOf(installment)
+    if (owed.total.isZero()) continue
+    const interest = left.lessThan(owed.interest) ? left : owed.interest
+    const principal = left.minus(interest).lessThan(owed.principal) ? left.minus(interest) : owed.principal
+    const paid = interest.plus(principal)
+    left = left.minus(paid)
+    allocations.push({
+      installmentId: installment.installmentId, number: installment.number,
+      principal: toMoneyString(principal, currency), interest: toMoneyString(interest, currency), amount: toMoneyString(paid, currency),
+      paidInFull: paid.equals(owed.total),
+    })
+  }
+  return { allocations, applied: amount.minus(left), unapplied: left }
+}
+
+/** Folds allocations into installment positions (new objects; the inputs are untouched). */
+export const applyAllocations = (
+  installments: readonly InstallmentPosition[],
+  allocations: readonly Allocation[],
+  currency: string,
+  at: string,
+): InstallmentPosition[] =>
+  installments.map((installment) => {
+    const allocation = allocations.find((a) => a.installmentId === installment.installmentId)
+    if (allocation === undefined) return installment
+    return {
+      ...installment,
+      paidPrincipal: toMoneyString(money(installment.paidPrincipal).plus(allocation.principal), currency),
+      paidInterest: toMoneyString(money(installment.paidInterest).plus(allocation.interest), currency),
+      paidAt: allocation.paidInFull ? at : installment.paidAt,
+    }
+  })

@@ -1,0 +1,129 @@
+import t from 'tap'
+import { creditAggregate, type CreditCommand } from '../../src/commands/credit.js'
+import type { CreditEvent } from '../../src/events/credit.js'
+import { creditStates, creditTransitions, type CreditStateName } from '../../src/shared/lending.js'
+import { scenario } from '../helpers/deciders.js'
+import { refusedAsInvalidTransition } from '../helpers/transitions.js'
+
+const now = '2026-03-01T10:00:00.000Z'
+const later = '2026-03-05T10:00:00.000Z'
+const credit = scenario(creditAggregate)
+
+const request: CreditCommand = {
+  type: 'RequestCredit', creditId: 'c1', organizationId: 'o1', creditLineId: 'l1', creditLineName: 'Consumo', debtorId: 'p1', principal: '1000000',
+  term: 3, rate: '12', rateType: 'FIXED_NOMINAL', currency: 'COP', availableDays: 0, requestedFirstDueDate: null,
+  bounds: { principalMin: '500000', principalMax: '2000000', timeMin: 3, timeMax: 12 }, now,
+}
+const decide = (events: CreditEvent[], command: CreditCommand) => creditAggregate.decide(command, credit.given(...events).state)
+const requested = decide([], request)
+const approved = [...requested, ...decide(requested, { type: 'ApproveCredit', by: 'u1', now })]
+const disbursed = [...approved, ...decide(approved, { type: 'DisburseCredit', method: 'bank_transfer', reference: 'T1', allowedMethods: [], by: 'u1', now: later })]
+const paidOff = [...disbursed, ...decide(disbursed, {
+  type: 'ApplyPayment', orderId: 'o-zero', installmentId: 'zero', installmentNumber: 0, amount: '1020066.34', collectionCosts: '0', now: later,
+})]
+const historyOf: Record<CreditStateName, CreditEvent[]> = {
+  Solicitado: requested,
+  Aprobado: approved,
+  Rechazado: [...requested, ...decide(requested, { type: 'RejectCredit', reason: 'r', by: 'u1', now })],
+  Anulado: [...requested, ...decide(requested, { type: 'CancelCredit', reason: 'r', by: 'u1', now })],
+  Desembolsado: disbursed,
+  Pagado: paidOff,
+}
+
+const commandTo: Partial<Record<CreditStateName, CreditCommand>> = {
+  Aprobado: { type: 'ApproveCredit', by: 'u2', now: later },
+  Rechazado: { type: 'RejectCredit', reason: 'income', by: 'u2', now: later },
+  Anulado: { type: 'CancelCredit', reason: 'duplicate', by: 'u2', now: later },
+  Desembolsado: { type: 'DisburseCredit', method: 'bank_transfer', reference: '', allowedMethods: [], by: 'u2', now: later },
+}
+
+t.test('a request records the line\'s terms and the schedule, in state Solicitado', async (t) => {
+  t.equal(requested.length, 1)
+  const event = requested[0]
+  if (event?.type !== 'CreditRequested') throw new Error('expected CreditRequested')
+  t.match(event.data, { principal: '1000000.00', term: 3, rate: '12', monthlyRate: '1.0000000000', installmentAmount: '340022.11' })
+  t.same(event.data.installments.map((i) => [i.number, i.principal, i.interest, i.dueDate]), [
+    [1, '330022.11', '10000.00', '2026-04-01'], [2, '333322.33', '6699.78', '2026-05-01'], [3, '336655.56', '3366.56', '2026-06-01'],
+  ])
+  t.equal(credit.given(...requested).state.status, 'Solicitado')
+})
+
+t.test('every allowed move happens, every other one is INVALID_TRANSITION with from, to and allowed, and appends nothing', async (t) => {
+  for (const from of creditStates) {
+    for (const [to, command] of Object.entries(commandTo)) {
+      const state = credit.given(...historyOf[from]).state
+      t.equal(state.status, from)
+      if (creditTransitions[from].some((allowed) => allowed === to)) {
+        const events = creditAggregate.decide(command, state)
+        t.equal(events.length, 1, `${from} → ${to} is allowed`)
+        t.equal(events.reduce(creditAggregate.evolve, state).status, to)
+      } else {
+        refusedAsInvalidTransition(t, () => creditAggregate.decide(command, state), { from, to, allowed: creditTransitions[from] })
+      }
+    }
+  }
+})
+
+t.test('Desembolsado reaches Pagado only when a payment leaves nothing owed', async (t) => {
+  t.same(paidOff.slice(disbursed.length).map((e) => e.type), ['CreditPaymentApplied', 'CreditPaid'])
+  t.match(paidOff[disbursed.length]?.data, { appliedAmount: '1020066.34', unappliedAmount: '0.00', outstanding: { total: '0.00' } })
+  t.equal(credit.given(...paidOff).state.status, 'Pagado')
+  const partial = decide(disbursed, { type: 'ApplyPayment', orderId: 'o1', installmentId: 'zero', installmentNumber: 0, amount: '100', collectionCosts: '0', now: later })
+  t.same(partial.map((e) => e.type), ['CreditPaymentApplied'])
+})
+
+t.test('a payment goes to interest first, then principal; an order applied twice changes nothing', async (t) => {
+  const state = credit.given(...disbursed).state
+  const first = state.installments[0]
+  if (first === undefined) throw new Error('no installment')
+  const command: CreditCommand = { type: 'ApplyPayment', orderId: 'o1', installmentId: first.installmentId, installmentNumber: 1, amount: '15000.00', collectionCosts: '0.00', now: later }
+  const events = creditAggregate.decide(command, state)
+  t.match(events[0]?.data, { appliedAmount: '15000.00', unappliedAmount: '0.00', allocations: [{ number: 1, interest: '10000.00', principal: '5000.00', paidInFull: false }] })
+  credit.given(...disbursed, ...events).when(command).thenNothing(t, 'the same order again is a no-op')
+})
+
+t.test('money beyond what is owed is recorded as unapplied, never lost', async (t) => {
+  const events = decide(paidOff, { type: 'ApplyPayment', orderId: 'late', installmentId: 'zero', installmentNumber: 0, amount: '500.00', collectionCosts: '0', now: later })
+  t.match(events[0]?.data, { appliedAmount: '0.00', unappliedAmount: '500.00', allocations: [] })
+  t.equal(events.length, 1, 'a paid credit stays Pagado')
+})
+
+t.test('payments are refused before disbursement and for unknown installments', async (t) => {
+  credit.given(...approved).when({ type: 'ApplyPayment', orderId: 'o', installmentId: 'zero', installmentNumber: 0, amount: '1', collectionCosts: '0', now })
+    .thenRefused(t, 'CREDIT_NOT_PAYABLE')
+  credit.given(...disbursed).when({ type: 'ApplyPayment', orderId: 'o', installmentId: 'nope', installmentNumber: 9, amount: '1', collectionCosts: '0', now })
+    .thenRefused(t, 'NOT_FOUND')
+})
+
+t.test('request bounds: principal and term inside the line\'s, within the minor unit, a first due date after today', async (t) => {
+  credit.given().when({ ...request, principal: '499999.99' }).thenRefused(t, 'VALIDATION_ERROR')
+  credit.given().when({ ...request, principal: '2000000.01' }).thenRefused(t, 'VALIDATION_ERROR')
+  credit.given().when({ ...request, principal: '1000000.001' }).thenRefused(t, 'VALIDATION_ERROR')
+  credit.given().when({ ...request, term: 13 }).thenRefused(t, 'VALIDATION_ERROR')
+  credit.given().when({ ...request, requestedFirstDueDate: '2026-03-01' }).thenRefused(t, 'VALIDATION_ERROR')
+  credit.given(...requested).when(request).thenRefused(t, 'ALREADY_EXISTS')
+  credit.given().when({ type: 'ApproveCredit', by: 'u', now }).thenRefused(t, 'NOT_FOUND')
+})
+
+t.test('disbursement re-dates the schedule from the disbursement day, checks the method and the approval\'s availability', async (t) => {
+  const event = disbursed[disbursed.length - 1]
+  if (event?.type !== 'CreditDisbursed') throw new Error('expected CreditDisbursed')
+  t.same(event.data.installments.map((i) => i.dueDate), ['2026-04-05', '2026-05-05', '2026-06-05'])
+  t.equal(event.data.maturityDate, '2026-06-05')
+  const disburse: CreditCommand = { type: 'DisburseCredit', method: 'cash', reference: '', allowedMethods: ['bank_transfer'], by: 'u', now: later }
+  credit.given(...approved).when(disburse).thenRefused(t, 'VALIDATION_ERROR')
+  const expiring = decide([], { ...request, availableDays: 2 })
+  const expiringApproved = [...expiring, ...decide(expiring, { type: 'ApproveCredit', by: 'u', now })]
+  credit.given(...expiringApproved).when({ ...disburse, method: 'bank_transfer', now: later }).thenRefused(t, 'APPROVAL_EXPIRED')
+  credit.given(...expiringApproved).when({ ...disburse, method: 'bank_transfer', now: '2026-03-02T10:00:00.000Z' }).then(t, decide(expiringApproved, {
+    ...disburse, method: 'bank_transfer', now: '2026-03-02T10:00:00.000Z',
+  }))
+})
+
+t.test('a score is recorded while the credit is requested; a late one changes nothing', async (t) => {
+  const score: CreditCommand = { type: 'RecordCreditScore', scoringModelId: 'm1', score: '712.5', decision: 'approve', reasons: ['income'], now }
+  credit.given(...requested).when(score).then(t, [{ type: 'CreditScored', data: {
+    creditId: 'c1', organizationId: 'o1', scoringModelId: 'm1', score: '712.5', decision: 'approve', reasons: ['income'], scoredAt: now,
+  } }])
+  credit.given(...approved).when(score).thenNothing(t)
+})

@@ -1,0 +1,77 @@
+import t from 'tap'
+import { paymentOrderAggregate, type PaymentOrderCommand } from '../../src/commands/paymentOrder.js'
+import type { PaymentOrderCreated, PaymentOrderEvent } from '../../src/events/paymentOrder.js'
+import { orderStatuses, orderTransitions, type OrderStatus } from '../../src/shared/lending.js'
+import { scenario } from '../helpers/deciders.js'
+import { refusedAsInvalidTransition } from '../helpers/transitions.js'
+
+const now = '2026-03-01T10:00:00.000Z'
+const later = '2026-03-01T10:00:01.500Z'
+const order = scenario(paymentOrderAggregate)
+const fields: PaymentOrderCreated['data'] = {
+  orderId: 'ord1', organizationId: 'o1', creditId: 'c1', creditLineId: 'l1', installmentId: 'i1', installmentNumber: 1, amount: '88848.79',
+  currency: 'COP', collectionCosts: '0.00', type: 'payment', provider: 'sandbox', method: 'pse', gatewayOption: '', overrideMethod: '', key: 'k1',
+  requestHash: 'h1', paymentDate: now, creatorId: 'u1', requireDistinctApprover: false, createdAt: now,
+}
+const created: PaymentOrderEvent = { type: 'PaymentOrderCreated', data: fields }
+const submitted: PaymentOrderEvent = { type: 'PaymentOrderSubmitted', data: {
+  orderId: 'ord1', organizationId: 'o1', provider: 'sandbox', transactionReference: 'TX', paymentReference: 'PAY', pollAfter: later, submittedAt: now,
+} }
+const decided = (history: PaymentOrderEvent[], command: PaymentOrderCommand) => [...history, ...paymentOrderAggregate.decide(command, order.given(...history).state)]
+const historyOf: Record<OrderStatus, PaymentOrderEvent[]> = {
+  pending: [created],
+  processing: [created, submitted],
+  completed: decided([created], { type: 'ApprovePaymentOrder', approverId: 'u2', now }),
+  failed: decided([created], { type: 'RejectPaymentOrder', reason: 'no funds', actorId: 'u2', now }),
+}
+
+t.test('the same Key and body is answered with the existing order; another body is refused', async (t) => {
+  order.given().when({ type: 'CreatePaymentOrder', order: fields }).then(t, [created])
+  order.given(created).when({ type: 'CreatePaymentOrder', order: fields }).thenNothing(t)
+  order.given(created).when({ type: 'CreatePaymentOrder', order: { ...fields, requestHash: 'h2', amount: '1.00' } }).thenRefused(t, 'IDEMPOTENCY_KEY_REUSED')
+})
+
+t.test('approval and rejection follow the status moves; final statuses refuse with INVALID_TRANSITION', async (t) => {
+  const commands: Array<[OrderStatus, PaymentOrderCommand]> = [
+    ['completed', { type: 'ApprovePaymentOrder', approverId: 'u2', now: later }],
+    ['failed', { type: 'RejectPaymentOrder', reason: 'duplicate', actorId: 'u2', now: later }],
+  ]
+  for (const from of orderStatuses) {
+    for (const [to, command] of commands) {
+      const state = order.given(...historyOf[from]).state
+      t.equal(state.status, from)
+      if (orderTransitions[from].includes(to)) {
+        const events = paymentOrderAggregate.decide(command, state)
+        t.equal(events.reduce(paymentOrderAggregate.evolve, state).status, to, `${from} → ${to}`)
+      } else {
+        refusedAsInvalidTransition(t, () => paymentOrderAggregate.decide(command, state), { from, to, allowed: orderTransitions[from] })
+      }
+    }
+  }
+})
+
+t.test('approval records approver, completion time and processing time', async (t) => {
+  const [event] = paymentOrderAggregate.decide({ type: 'ApprovePaymentOrder', approverId: 'u2', now: later }, order.given(created).state)
+  t.match(event?.data, { approverId: 'u2', approvedBy: 'principal', completedAt: later, processingTime: 1500, amount: '88848.79', creditId: 'c1' })
+})
+
+t.test('a line that demands it refuses approval by the order\'s creator', async (t) => {
+  const strict: PaymentOrderEvent = { type: 'PaymentOrderCreated', data: { ...fields, requireDistinctApprover: true } }
+  order.given(strict).when({ type: 'ApprovePaymentOrder', approverId: 'u1', now }).thenRefused(t, 'APPROVER_IS_CREATOR')
+  t.equal(paymentOrderAggregate.decide({ type: 'ApprovePaymentOrder', approverId: 'u2', now }, order.given(strict).state).length, 1)
+  t.equal(paymentOrderAggregate.decide({ type: 'ApprovePaymentOrder', approverId: 'u1', now }, order.given(created).state).length, 1,
+    'without the demand the creator may approve')
+})
+
+t.test('a provider submits pending orders once and its outcome settles only undecided ones', async (t) => {
+  const submit: PaymentOrderCommand = { type: 'SubmitPaymentOrder', transactionReference: 'TX', paymentReference: 'PAY', pollAfter: later, now }
+  order.given(created).when(submit).then(t, [submitted])
+  order.given(created, submitted).when(submit).thenNothing(t, 'a repeated submission changes nothing')
+  const settle: PaymentOrderCommand = { type: 'SettlePaymentOrder', outcome: 'completed', errorMessage: '', paymentReference: 'PAY', now: later }
+  const [approved] = paymentOrderAggregate.decide(settle, order.given(created, submitted).state)
+  t.match(approved, { type: 'PaymentOrderApproved', data: { approverId: '', approvedBy: 'provider', paymentReference: 'PAY' } })
+  order.given(...historyOf.completed).when(settle).thenNothing(t, 'an outcome after an API decision changes nothing')
+  const [declined] = paymentOrderAggregate.decide({ ...settle, outcome: 'failed', errorMessage: 'declined' }, order.given(created, submitted).state)
+  t.match(declined, { type: 'PaymentOrderFailed', data: { errorMessage: 'declined', failedBy: 'provider' } })
+  order.given().when(submit).thenRefused(t, 'NOT_FOUND')
+})

@@ -1,0 +1,185 @@
+import t from 'tap'
+import { profileAggregate } from '../../src/commands/profile.js'
+import { ManualClock } from '../../src/shared/clock.js'
+import { createTestApp } from '../helpers/app.js'
+import { createDebtor, createOrganization, lending, memberToken } from '../helpers/lending.js'
+
+const DAY = 86_400_000
+
+t.test('a credit request answers the credit with its schedule, readable at once, with the line\'s defaults', async (t) => {
+  const svc = await createTestApp(t)
+  const l = await lending(svc)
+  const creditLineId = await l.createLine()
+  const debtorId = await createDebtor(svc.runtime, svc.organizationId)
+  const response = await l.call('POST', '/v1/credits', { creditLineId, debtorId })
+  t.equal(response.statusCode, 201)
+  const credit = response.json().data.credit
+  t.match(credit, {
+    state: 'Solicitado', principal: '1000000.00', term: 12, rate: '12', rateType: 'FIXED_NOMINAL', currency: 'COP', installmentAmount: '88848.79',
+    creditLineName: 'Crédito de consumo', debtor: { ID: debtorId, type: 'natural', name: 'Ana Gómez' },
+    balances: { outstandingPrincipal: '1000000.00', outstandingTotal: '1066185.45', paidTotal: '0.00' }, installmentsCount: 12, daysPastDue: 0,
+  })
+  t.equal(credit.installments.length, 12)
+  const read = await l.call('GET', `/v1/credits/${credit.ID}`)
+  t.same(read.json().data.credit, credit, 'read-your-writes')
+  const installments = await l.call('GET', `/v1/credits/${credit.ID}/installments`)
+  t.same(installments.json().data.installments, credit.installments)
+})
+
+t.test('request refusals: bounds, unknown or foreign line and debtor, inactive line or debtor', async (t) => {
+  const svc = await createTestApp(t)
+  const l = await lending(svc)
+  const other = await createOrganization(svc, 'Otra')
+  const creditLineId = await l.createLine()
+  const debtorId = await createDebtor(svc.runtime, svc.organizationId)
+  const fields = async (body: Record<string, unknown>) => {
+    const response = await l.call('POST', '/v1/credits', { creditLineId, debtorId, ...body })
+    t.equal(response.statusCode, 400, JSON.stringify(body))
+    return response.json().data.errors.map((e: { field: string }) => e.field)
+  }
+  t.same(await fields({ principal: '499999.99', term: 37 }), ['body.principal', 'body.term'])
+  t.same(await fields({ principal: 1000000 }), ['body.principal'], 'a JSON number is not money')
+  t.same(await fields({ creditLineId: (await lending(svc, other)).organizationId }), ['body.creditLineId'])
+  t.same(await fields({ creditLineId: await (await lending(svc, other)).createLine() }), ['body.creditLineId'], 'another organization\'s line')
+  t.same(await fields({ debtorId: await createDebtor(svc.runtime, other) }), ['body.debtorId'], 'another organization\'s profile')
+  t.same(await fields({ firstDueDate: '2020-01-01' }), ['body.firstDueDate'])
+  const paused = await l.createLine({ active: false })
+  const inactiveLine = await l.call('POST', '/v1/credits', { creditLineId: paused, debtorId })
+  t.equal(inactiveLine.statusCode, 409)
+  t.equal(inactiveLine.json().data.code, 'NOT_ACTIVE')
+  await svc.runtime.commands.execute(profileAggregate, debtorId, { type: 'DeactivateProfile', reason: 'fraud', now: new Date().toISOString() },
+    { organizationId: svc.organizationId, actorId: 'test', correlationId: 'c' })
+  const inactiveDebtor = await l.call('POST', '/v1/credits', { creditLineId, debtorId })
+  t.equal(inactiveDebtor.statusCode, 409)
+  t.equal(inactiveDebtor.json().data.code, 'NOT_ACTIVE')
+})
+
+t.test('the state machine through the API: allowed moves, and 409 INVALID_TRANSITION that appends nothing', async (t) => {
+  const svc = await createTestApp(t)
+  const l = await lending(svc)
+  const creditLineId = await l.createLine()
+  const debtorId = await createDebtor(svc.runtime, svc.organizationId)
+  const credit = await l.requestCredit({ creditLineId, debtorId })
+  const path = `/v1/credits/${credit.ID}`
+  t.equal((await l.call('POST', `${path}/reject`, {})).statusCode, 400, 'a rejection needs a reason')
+  const approved = await l.call('POST', `${path}/approve`)
+  t.equal(approved.statusCode, 200)
+  t.match(approved.json().data.credit, { state: 'Aprobado', approvedBy: 'test-admin' })
+  const eventsBefore = (await l.call('GET', `${path}/events`)).json().data.events.length
+  const twice = await l.call('POST', `${path}/approve`)
+  t.equal(twice.statusCode, 409)
+  t.same(twice.json(), { status: 'fail', data: {
+    code: 'INVALID_TRANSITION', message: 'cannot move from Aprobado to Aprobado', from: 'Aprobado', to: 'Aprobado', allowed: ['Desembolsado', 'Anulado'],
+  } })
+  const reject = await l.call('POST', `${path}/reject`, { reason: 'late' })
+  t.match(reject.json().data, { code: 'INVALID_TRANSITION', from: 'Aprobado', to: 'Rechazado' })
+  t.equal((await l.call('GET', `${path}/events`)).json().data.events.length, eventsBefore, 'refused moves append nothing')
+  const wrongMethod = await l.call('POST', `${path}/disburse`, { method: 'cash' })
+  t.equal(wrongMethod.statusCode, 400)
+  const disbursed = await l.call('POST', `${path}/disburse`, { method: 'bank_transfer', reference: 'TRF-77' })
+  t.match(disbursed.json().data.credit, { state: 'Desembolsado', disbursementMethod: 'bank_transfer', disbursementReference: 'TRF-77' })
+  const cancel = await l.call('POST', `${path}/cancel`, { reason: 'too late' })
+  t.match(cancel.json().data, { code: 'INVALID_TRANSITION', from: 'Desembolsado', to: 'Anulado', allowed: ['Pagado'] })
+  const other = await l.requestCredit({ creditLineId, debtorId })
+  const cancelled = await l.call('POST', `/v1/credits/${other.ID}/cancel`, { reason: 'duplicate' })
+  t.match(cancelled.json().data.credit, { state: 'Anulado', cancellationReason: 'duplicate' })
+  const third = await l.requestCredit({ creditLineId, debtorId })
+  const rejected = await l.call('POST', `/v1/credits/${third.ID}/reject`, { reason: 'income' })
+  t.match(rejected.json().data.credit, { state: 'Rechazado', rejectionReason: 'income' })
+  t.equal((await l.call('POST', `/v1/credits/${third.ID}/disburse`, { method: 'bank_transfer' })).statusCode, 409)
+})
+
+t.test('auditors: the event stream in order with metadata, and the credit as of a past moment', async (t) => {
+  const clock = new ManualClock('2026-01-10T09:00:00.000Z')
+  const svc = await createTestApp(t, { clock, config: { accessTokenTtl: 10 * 365 * 86_400 } })
+  const l = await lending(svc)
+  const creditLineId = await l.createLine()
+  const debtorId = await createDebtor(svc.runtime, svc.organizationId)
+  const credit = await l.requestCredit({ creditLineId, debtorId })
+  clock.advance(DAY)
+  const afterRequest = clock.now().toISOString()
+  clock.advance(DAY)
+  await l.call('POST', `/v1/credits/${credit.ID}/approve`)
+  clock.advance(DAY)
+  await l.call('POST', `/v1/credits/${credit.ID}/disburse`, { method: 'bank_transfer' })
+  await svc.runtime.commands.execute(profileAggregate, debtorId, { type: 'UpdateProfile', natural: { firstName: 'Anabel' }, now: clock.now().toISOString() },
+    { organizationId: svc.organizationId, actorId: 'test', correlationId: 'c' })
+
+  const events = await l.call('GET', `/v1/credits/${credit.ID}/events`)
+  t.equal(events.statusCode, 200)
+  const list = events.json().data.events
+  t.same(list.map((e: { type: string }) => e.type), ['CreditRequested', 'CreditApproved', 'CreditDisbursed'])
+  t.same(list.map((e: { revision: number }) => e.revision), [0, 1, 2])
+  t.match(list[0].data, { creditId: credit.ID, principal: '1000000.00', installments: { length: 12 } }, 'the event data in full')
+  t.match(list[1].metadata, { organizationId: svc.organizationId, actorId: 'test-admin', occurredAt: '2026-01-12T09:00:00.000Z', schemaVersion: 1 })
+  const page = await l.call('GET', `/v1/credits/${credit.ID}/events?from=1&limit=1`)
+  t.same(page.json().data.events.map((e: { type: string }) => e.type), ['CreditApproved'])
+  t.same(page.json().pagination, { from: 1, limit: 1, next: 2 })
+
+  const then = await l.call('GET', `/v1/credits/${credit.ID}?asOf=${afterRequest}`)
+  t.equal(then.statusCode, 200)
+  t.match(then.json().data.credit, { state: 'Solicitado', approvedAt: null, debtor: { name: 'Ana Gómez' }, installments: { length: 12 } })
+  const now = await l.call('GET', `/v1/credits/${credit.ID}`)
+  t.match(now.json().data.credit, { state: 'Desembolsado', debtor: { name: 'Anabel Gómez' } }, 'the read model follows the debtor\'s profile')
+  const before = await l.call('GET', `/v1/credits/${credit.ID}?asOf=2026-01-01T00:00:00.000Z`)
+  t.equal(before.statusCode, 404, 'before its request the credit did not exist')
+  const asOfNow = await l.call('GET', `/v1/credits/${credit.ID}?asOf=${clock.now().toISOString()}`)
+  t.same(asOfNow.json().data.credit, now.json().data.credit, 'rebuilt from events, the credit equals the read model')
+})
+
+t.test('arrears are derived: days past due grow with time, the state does not change', async (t) => {
+  const clock = new ManualClock('2026-01-10T09:00:00.000Z')
+  const svc = await createTestApp(t, { clock, config: { accessTokenTtl: 10 * 365 * 86_400 } })
+  const l = await lending(svc)
+  const credit = await l.disbursedCredit()
+  t.equal(credit.installments[0]?.outstanding, '88848.79')
+  clock.advance(45 * DAY)
+  const late = (await l.call('GET', `/v1/credits/${credit.ID}`)).json().data.credit
+  t.match(late, { state: 'Desembolsado', daysPastDue: 14, nextDueDate: '2026-02-10' })
+  t.same(late.installments.slice(0, 2).map((i: { daysPastDue: number }) => i.daysPastDue), [14, 0])
+})
+
+t.test('lists filter by state, debtor and line, newest first, paginated', async (t) => {
+  const clock = new ManualClock('2026-01-10T09:00:00.000Z')
+  const svc = await createTestApp(t, { clock, config: { accessTokenTtl: 10 * 365 * 86_400 } })
+  const l = await lending(svc)
+  const lineA = await l.createLine()
+  const lineB = await l.createLine({ name: 'B' })
+  const ana = await createDebtor(svc.runtime, svc.organizationId)
+  const bruno = await createDebtor(svc.runtime, svc.organizationId, 'Bruno')
+  const ids: string[] = []
+  for (const [creditLineId, debtorId] of [[lineA, ana], [lineB, ana], [lineA, bruno]] as const) {
+    clock.advance(60_000)
+    ids.push((await l.requestCredit({ creditLineId, debtorId })).ID)
+  }
+  await l.call('POST', `/v1/credits/${ids[0]}/approve`)
+  const list = async (query: string) => (await l.call('GET', `/v1/credits${query}`)).json()
+  t.same((await list('')).data.map((c: { ID: string }) => c.ID), [...ids].reverse())
+  t.same((await list('?state=Aprobado')).data.map((c: { ID: string }) => c.ID), [ids[0]])
+  t.same((await list(`?debtorId=${ana}`)).data.map((c: { ID: string }) => c.ID), [ids[1], ids[0]])
+  t.same((await list(`?creditLineId=${lineA}&debtorId=${bruno}`)).data.map((c: { ID: string }) => c.ID), [ids[2]])
+  const paged = await list('?limit=2&page=2')
+  t.same(paged.pagination, { current_page: 2, total_pages: 2, total_items: 3, items_per_page: 2 })
+  t.notOk('installments' in paged.data[0], 'lists leave the schedule out')
+  t.equal((await l.call('GET', '/v1/credits?state=Perdido')).statusCode, 400)
+})
+
+t.test('another organization\'s credit is not found, whatever the route; readers cannot write', async (t) => {
+  const svc = await createTestApp(t)
+  const l = await lending(svc)
+  const credit = await l.disbursedCredit()
+  const other = await createOrganization(svc, 'Otra')
+  const outsider = await memberToken(svc, other)
+  const as = (method: 'GET' | 'POST', url: string, payload?: object) =>
+    svc.call({ method, url, token: outsider, organizationId: other, ...(payload === undefined ? {} : { payload }) })
+  for (const [method, url, payload] of [
+    ['GET', `/v1/credits/${credit.ID}`], ['GET', `/v1/credits/${credit.ID}?asOf=2030-01-01T00:00:00Z`], ['GET', `/v1/credits/${credit.ID}/events`],
+    ['GET', `/v1/credits/${credit.ID}/installments`], ['POST', `/v1/credits/${credit.ID}/cancel`, { reason: 'x' }],
+  ] as const) {
+    t.equal((await as(method, url, payload)).statusCode, 404, `${method} ${url}`)
+  }
+  t.same((await as('GET', '/v1/credits')).json().data, [])
+  const analyst = await memberToken(svc, svc.organizationId, 'analyst')
+  t.equal((await l.call('GET', `/v1/credits/${credit.ID}`, undefined, analyst)).statusCode, 200)
+  t.equal((await l.call('POST', `/v1/credits/${credit.ID}/cancel`, { reason: 'x' }, analyst)).statusCode, 403)
+})
