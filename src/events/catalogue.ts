@@ -8,6 +8,9 @@ import type { SystemEvent } from './system.js'
 import type { Recorded } from './types.js'
 import type { UserEvent, UsernameEvent } from './user.js'
 import type { WebhookEvent } from './webhook.js'
+import type { ScoringModelEvent } from './scoringModel.js'
+import type { TaxApplied, TaxEvent } from './tax.js'
+import type { CreditLimitEvent } from './creditLimit.js'
 
 /** Every event of the service: one union per aggregate, joined here. */
 export type DomainEvent =
@@ -21,6 +24,10 @@ export type DomainEvent =
   | SystemEvent
   | ProfileEvent
   | WebhookEvent
+  | ScoringModelEvent
+  | TaxEvent
+  | TaxApplied
+  | CreditLimitEvent
 
 export type DomainEventType = DomainEvent['type']
 

@@ -2,6 +2,7 @@
 export const streamTypes = [
   'organization', 'user', 'username', 'oauthClient', 'membership', 'roleTemplate', 'refreshTokenFamily', 'system',
   'profile', 'webhook',
+  'scoringConfiguration', 'tax', 'creditLimit',
 ] as const
 
 export type StreamType = (typeof streamTypes)[number]

@@ -5,6 +5,9 @@ import { healthRoutes } from './health.js'
 import { meRoutes } from './me.js'
 import { oauthRoutes } from './oauth.js'
 import { roleTemplateRoutes } from './roleTemplates.js'
+import { scoringModelRoutes } from './scoringModels.js'
+import { taxRoutes } from './taxes.js'
+import { creditLimitRoutes } from './creditLimits.js'
 
 /** Every resource family, each an encapsulated plugin mounted under /v1. */
 export const routePlugins: ReadonlyArray<FastifyPluginAsyncTypebox<{ services: Services }>> = [
@@ -13,4 +16,7 @@ export const routePlugins: ReadonlyArray<FastifyPluginAsyncTypebox<{ services: S
   administrationRoutes,
   meRoutes,
   roleTemplateRoutes,
+  scoringModelRoutes,
+  taxRoutes,
+  creditLimitRoutes,
 ]

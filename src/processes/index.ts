@@ -2,6 +2,7 @@ import type { Services } from '../services.js'
 import { organizationSetupProcess } from './organizationSetup.js'
 import type { ProcessManager } from './process.js'
 import type { ScheduledJob } from './scheduler.js'
+import { creditLimitExpiryJob } from './creditLimitExpiry.js'
 
 /** Every process manager of the service. */
 export const allProcesses: ReadonlyArray<ProcessManager<Services>> = [
@@ -9,4 +10,6 @@ export const allProcesses: ReadonlyArray<ProcessManager<Services>> = [
 ]
 
 /** Every node-cron job of the service. */
-export const allJobs: ReadonlyArray<ScheduledJob<Services>> = []
+export const allJobs: ReadonlyArray<ScheduledJob<Services>> = [
+  creditLimitExpiryJob,
+]

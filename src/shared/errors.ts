@@ -33,6 +33,9 @@ export const errorStatuses = {
   INTERNAL: 500,
   NOT_IMPLEMENTED: 501,
   SERVICE_UNAVAILABLE: 503,
+  ORGANIZATION_MISMATCH: 400,
+  SCORING_MODEL_VERSION_EXISTS: 409,
+  SCORING_MODEL_NOT_IN_FORCE: 409,
 } as const satisfies Record<string, number>
 
 export type ErrorCode = keyof typeof errorStatuses
