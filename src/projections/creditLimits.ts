@@ -174,7 +174,6 @@ export const creditLimitQueries = (store: ReadStore) => {
     /** One page of limits, and the summary over every limit that matches (streamed, not loaded at once). */
     list: async (query: CreditLimitListQuery) => {
       const filter = filterOf(query)
-      const items = await docs.find(filter, { sort: { createdAt: 1, _id: 1 }, skip: query.offset, limit: query.limit })
       const summary: CreditLimitSummary = {
         totalLimits: 0, totalMaxAmount: money(0), totalUsedAmount: money(0), totalAvailableAmount: money(0), currencies: [],
       }
@@ -187,6 +186,7 @@ export const creditLimitQueries = (store: ReadStore) => {
         currencies.add(doc.currency)
       }
       summary.currencies = [...currencies].sort()
+      const items = query.offset >= summary.totalLimits ? [] : await docs.find(filter, { sort: { createdAt: 1, _id: 1 }, skip: query.offset, limit: query.limit })
       return { items, summary }
     },
     /** Limits (of every creditor) whose expiration date is before `today` and that are not yet expired, in id order after `afterId`. */

@@ -115,10 +115,8 @@ export const scoringModelQueries = (store: ReadStore) => {
       if (query.isActive !== undefined) filter['isActive'] = query.isActive
       if (query.isDefault !== undefined) filter['isDefault'] = query.isDefault
       if (query.category !== undefined) filter['category'] = query.category
-      const [items, total] = await Promise.all([
-        modelDocs.find(filter, { sort: { createdAt: 1, _id: 1 }, skip: query.offset, limit: query.limit }),
-        modelDocs.count(filter),
-      ])
+      const total = await modelDocs.count(filter)
+      const items = query.offset >= total ? [] : await modelDocs.find(filter, { sort: { createdAt: 1, _id: 1 }, skip: query.offset, limit: query.limit })
       return { items, total }
     },
     /** A version by its label. */
