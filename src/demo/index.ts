@@ -1,6 +1,7 @@
 import type { Runtime } from '../runtime.js'
 import { foundationDemo } from './identity.js'
 import { profilesDemo } from './profiles.js'
+import { organizationConfigurationDemo } from './organizationConfiguration.js'
 
 export interface DemoStep {
   name: string
@@ -23,6 +24,7 @@ export interface DemoState {
 export const demoSteps: readonly DemoStep[] = [
   foundationDemo,
   profilesDemo,
+  organizationConfigurationDemo,
 ]
 
 export const loadDemo = async (runtime: Runtime, log: (line: string) => void = () => undefined): Promise<DemoState> => {
