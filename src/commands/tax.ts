@@ -5,7 +5,7 @@ import type { Aggregate } from './decider.js'
 
 export type TaxCommand =
   | { type: 'CreateTax'; taxId: string; organizationId: string; isActive: boolean; fields: TaxFields; now: string }
-  | { type: 'UpdateTax'; changes: Partial<TaxFields>; now: string }
+  | { type: 'UpdateTax'; changes: Partial<TaxFields>; isActive?: boolean; now: string }
   | { type: 'ActivateTax'; now: string }
   | { type: 'DeactivateTax'; now: string }
 
@@ -56,6 +56,13 @@ const requireTax = (state: TaxState): TaxFields => {
   return state.fields
 }
 
+/** The event that switches the tax on or off, when it is not already so. */
+const activity = (state: TaxState, isActive: boolean | undefined, at: string): TaxEvent[] => {
+  if (isActive === undefined || isActive === state.isActive) return []
+  const ids = { taxId: state.taxId, organizationId: state.organizationId, at }
+  return [isActive ? { type: 'TaxActivated', data: ids } : { type: 'TaxDeactivated', data: ids }]
+}
+
 export const taxAggregate: Aggregate<TaxCommand, TaxEvent, TaxState> = {
   streamType: 'tax',
   eventTypes: ['TaxCreated', 'TaxUpdated', 'TaxActivated', 'TaxDeactivated'],
@@ -77,15 +84,17 @@ export const taxAggregate: Aggregate<TaxCommand, TaxEvent, TaxState> = {
           const next = command.changes[key]
           if (next !== undefined && !unchanged(key, next, current)) Object.assign(changes, { [key]: next })
         }
-        if (Object.keys(changes).length === 0) return []
-        return [{ type: 'TaxUpdated', data: { taxId: state.taxId, organizationId: state.organizationId, changes, updatedAt: command.now } }]
+        const updated: TaxEvent[] = Object.keys(changes).length === 0
+          ? []
+          : [{ type: 'TaxUpdated', data: { taxId: state.taxId, organizationId: state.organizationId, changes, updatedAt: command.now } }]
+        return [...updated, ...activity(state, command.isActive, command.now)]
       }
       case 'ActivateTax':
         requireTax(state)
-        return state.isActive ? [] : [{ type: 'TaxActivated', data: { taxId: state.taxId, organizationId: state.organizationId, at: command.now } }]
+        return activity(state, true, command.now)
       case 'DeactivateTax':
         requireTax(state)
-        return state.isActive ? [{ type: 'TaxDeactivated', data: { taxId: state.taxId, organizationId: state.organizationId, at: command.now } }] : []
+        return activity(state, false, command.now)
       default: {
         const _never: never = command
         return _never

@@ -321,6 +321,8 @@ export const scoringModelRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     if (version === null) throw new AppError('SCORING_MODEL_NOT_IN_FORCE', 'no version of this model is in force yet; name one with `version`', { modelId: doc._id })
     let fields: ScoringFieldValues = given ?? {}
     if (profileId !== undefined) {
+      // The answer shows the profile's income, age and employment: reading them is reading the profile.
+      if (!organization.permissions.has('ReadProfile')) throw new AppError('FORBIDDEN', 'permission ReadProfile is required to score a profile', { permission: 'ReadProfile' })
       const { state: profile } = await services.commands.load(profileAggregate, profileId)
       if (!profile.exists || profile.organizationId !== organization.id) throw notFound('profile', profileId)
       fields = scoringFieldsOfProfile(profile, now)

@@ -128,11 +128,9 @@ export const taxRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asyn
       ...(percentage === undefined ? {} : { percentage: decimalOf(percentage) }), ...(type === undefined ? {} : { type }),
       ...(appliesTo === undefined ? {} : { appliesTo }), ...(minimumAmount === undefined ? {} : { minimumAmount: decimalOf(minimumAmount) }),
     }
-    const now = services.clock.now().toISOString()
-    await services.execute(taxAggregate, request.params.id, { type: 'UpdateTax', changes, now }, commandContext(request))
-    if (isActive !== undefined) {
-      await services.execute(taxAggregate, request.params.id, { type: isActive ? 'ActivateTax' : 'DeactivateTax', now }, commandContext(request))
-    }
+    await services.execute(taxAggregate, request.params.id, {
+      type: 'UpdateTax', changes, ...(isActive === undefined ? {} : { isActive }), now: services.clock.now().toISOString(),
+    }, commandContext(request))
     return { status: 'success' as const, data: view(await load(organizationId, request.params.id)) }
   })
 

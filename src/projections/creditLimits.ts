@@ -52,7 +52,7 @@ export interface CreditExposureDoc {
   outstandingPrincipal: string
 }
 
-const limits = { name: 'credit_limits', indexes: [{ creditorId: 1 }, { debtorId: 1 }] } as const
+const limits = { name: 'credit_limits', indexes: [{ creditorId: 1 }, { debtorId: 1 }, { status: 1, expirationDate: 1 }] } as const
 const debtors = { name: 'credit_limit_debtors' } as const
 const exposures = { name: 'credit_exposures', indexes: [{ limitId: 1 }] } as const
 

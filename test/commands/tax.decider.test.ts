@@ -31,6 +31,11 @@ t.test('an update carries only the fields whose value changes', async (t) => {
     .then(t, [{ type: 'TaxUpdated', data: { taxId: 't1', organizationId: 'o1', changes: { percentage: '5' }, updatedAt: now } }])
   tax.given(created).when({ type: 'UpdateTax', changes: { percentage: '101' }, now }).thenRefused(t, 'VALIDATION_ERROR')
   tax.given().when({ type: 'UpdateTax', changes: { name: 'x' }, now }).thenRefused(t, 'NOT_FOUND')
+  tax.given(created).when({ type: 'UpdateTax', changes: { name: 'IVA general' }, isActive: false, now }).then(t, [
+    { type: 'TaxUpdated', data: { taxId: 't1', organizationId: 'o1', changes: { name: 'IVA general' }, updatedAt: now } },
+    { type: 'TaxDeactivated', data: { taxId: 't1', organizationId: 'o1', at: now } },
+  ], 'fields and activity change in one decision')
+  tax.given(created).when({ type: 'UpdateTax', changes: {}, isActive: true, now }).thenNothing(t)
 })
 
 t.test('activation and deactivation happen only when the state differs', async (t) => {
