@@ -38,6 +38,8 @@ const checkPermissions = (permissions: string[] | undefined): void => {
 
 const unique = (values: string[]): string[] => [...new Set(values)]
 
+const samePermissions = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((p, i) => p === b[i])
+
 export const roleTemplateAggregate: Aggregate<RoleTemplateCommand, RoleTemplateEvent, RoleTemplateState> = {
   streamType: 'roleTemplate',
   eventTypes: ['RoleTemplateCreated', 'RoleTemplateUpdated', 'RoleTemplateAssigned', 'RoleTemplateUnassigned', 'RoleTemplateDeleted'],
@@ -59,7 +61,8 @@ export const roleTemplateAggregate: Aggregate<RoleTemplateCommand, RoleTemplateE
         const changes = {
           ...(command.name !== undefined && command.name !== state.name ? { name: command.name } : {}),
           ...(command.description !== undefined && command.description !== state.description ? { description: command.description } : {}),
-          ...(command.permissions !== undefined ? { permissions: unique(command.permissions) } : {}),
+          ...(command.permissions !== undefined && !samePermissions(unique(command.permissions), state.permissions)
+            ? { permissions: unique(command.permissions) } : {}),
           ...(command.isDefault !== undefined && command.isDefault !== state.isDefault ? { isDefault: command.isDefault } : {}),
         }
         if (Object.keys(changes).length === 0) return []

@@ -3,6 +3,7 @@ import { foundationDemo } from './identity.js'
 import { profilesDemo } from './profiles.js'
 import { signaturesDemo } from './signatures.js'
 import { creditsDemo } from './credits.js'
+import { organizationConfigurationDemo } from './organizationConfiguration.js'
 
 export interface DemoStep {
   name: string
@@ -27,6 +28,7 @@ export const demoSteps: readonly DemoStep[] = [
   profilesDemo,
   signaturesDemo,
   creditsDemo,
+  organizationConfigurationDemo,
 ]
 
 export const loadDemo = async (runtime: Runtime, log: (line: string) => void = () => undefined): Promise<DemoState> => {

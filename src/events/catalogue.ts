@@ -15,6 +15,9 @@ import type { NotificationEvent } from './notification.js'
 import type { CreditLineEvent } from './creditLine.js'
 import type { CreditEvent } from './credit.js'
 import type { PaymentOrderEvent } from './paymentOrder.js'
+import type { ScoringModelEvent } from './scoringModel.js'
+import type { TaxApplied, TaxEvent } from './tax.js'
+import type { CreditLimitEvent } from './creditLimit.js'
 
 /** Every event of the service: one union per aggregate, joined here. */
 export type DomainEvent =
@@ -37,6 +40,10 @@ export type DomainEvent =
   | CreditLineEvent
   | CreditEvent
   | PaymentOrderEvent
+  | ScoringModelEvent
+  | TaxEvent
+  | TaxApplied
+  | CreditLimitEvent
 
 export type DomainEventType = DomainEvent['type']
 

@@ -6,6 +6,7 @@ export const streamTypes = [
   'export', 'exportBlob', 'legacyExportUsage',
   'signature', 'notification',
   'creditLine', 'credit', 'order',
+  'scoringConfiguration', 'tax', 'creditLimit',
 ] as const
 
 export type StreamType = (typeof streamTypes)[number]

@@ -17,6 +17,9 @@ import { creditLineRoutes } from './creditLines.js'
 import { productRoutes } from './products.js'
 import { creditRoutes } from './credits.js'
 import { payableRoutes } from './payables.js'
+import { scoringModelRoutes } from './scoringModels.js'
+import { taxRoutes } from './taxes.js'
+import { creditLimitRoutes } from './creditLimits.js'
 
 /** Every resource family, each an encapsulated plugin mounted under /v1. */
 export const routePlugins: ReadonlyArray<FastifyPluginAsyncTypebox<{ services: Services }>> = [
@@ -37,4 +40,7 @@ export const routePlugins: ReadonlyArray<FastifyPluginAsyncTypebox<{ services: S
   productRoutes,
   creditRoutes,
   payableRoutes,
+  scoringModelRoutes,
+  taxRoutes,
+  creditLimitRoutes,
 ]

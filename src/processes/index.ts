@@ -8,6 +8,7 @@ import type { ScheduledJob } from './scheduler.js'
 import { webhookSendRecoveryProcess } from './webhookSendRecovery.js'
 import { signerNotificationsProcess } from './signerNotifications.js'
 import { paymentApplicationProcess, paymentFlowProcess, paymentOutcomesJob } from './paymentFlow.js'
+import { creditLimitExpiryJob } from './creditLimitExpiry.js'
 
 /** Every process manager of the service. */
 export const allProcesses: ReadonlyArray<ProcessManager<Services>> = [
@@ -24,4 +25,5 @@ export const allProcesses: ReadonlyArray<ProcessManager<Services>> = [
 export const allJobs: ReadonlyArray<ScheduledJob<Services>> = [
   ...exportScheduledJobs,
   paymentOutcomesJob,
+  creditLimitExpiryJob,
 ]

@@ -14,6 +14,9 @@ import { signatureAuditProjection } from './signatureAudit.js'
 import { creditLinesProjection } from './creditLines.js'
 import { creditsProjection } from './credits.js'
 import { paymentOrdersProjection } from './paymentOrders.js'
+import { scoringModelsProjection } from './scoringModels.js'
+import { taxesProjection } from './taxes.js'
+import { creditLimitsProjection } from './creditLimits.js'
 
 /** Every read model of the service. */
 export const allProjections: readonly Projection[] = [
@@ -32,4 +35,7 @@ export const allProjections: readonly Projection[] = [
   creditLinesProjection,
   creditsProjection,
   paymentOrdersProjection,
+  scoringModelsProjection,
+  taxesProjection,
+  creditLimitsProjection,
 ]

@@ -14,6 +14,9 @@ import { signatureAuditQueries } from './signatureAudit.js'
 import { creditLineQueries } from './creditLines.js'
 import { creditQueries } from './credits.js'
 import { paymentOrderQueries } from './paymentOrders.js'
+import { scoringModelQueries } from './scoringModels.js'
+import { taxQueries } from './taxes.js'
+import { creditLimitQueries } from './creditLimits.js'
 
 /** Every query function the HTTP layer and the process managers may call, bound to the read store. */
 export const createQueries = (store: ReadStore) => ({
@@ -32,6 +35,9 @@ export const createQueries = (store: ReadStore) => ({
   creditLines: creditLineQueries(store),
   credits: creditQueries(store),
   paymentOrders: paymentOrderQueries(store),
+  scoringModels: scoringModelQueries(store),
+  taxes: taxQueries(store),
+  creditLimits: creditLimitQueries(store),
 })
 
 export type Queries = ReturnType<typeof createQueries>

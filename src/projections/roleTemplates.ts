@@ -22,7 +22,6 @@ export const roleTemplatesProjection = defineProjection({
   collections: [collection],
   async project(store, event, position) {
     const docs = store.collection<RoleTemplateDoc>(collection)
-    const at = event.metadata.occurredAt
     switch (event.type) {
       case 'RoleTemplateCreated':
         return applyAt(docs, event.data.roleTemplateId, position, () => ({
@@ -41,10 +40,11 @@ export const roleTemplatesProjection = defineProjection({
           updatedAt,
         }))
       }
+      // A membership starting or stopping to use the template changes its usage, not the template: updated_at stays.
       case 'RoleTemplateAssigned':
-        return updateAt(docs, event.data.roleTemplateId, position, (doc) => ({ ...doc, usageCount: doc.usageCount + 1, updatedAt: at }))
+        return updateAt(docs, event.data.roleTemplateId, position, (doc) => ({ ...doc, usageCount: doc.usageCount + 1 }))
       case 'RoleTemplateUnassigned':
-        return updateAt(docs, event.data.roleTemplateId, position, (doc) => ({ ...doc, usageCount: Math.max(0, doc.usageCount - 1), updatedAt: at }))
+        return updateAt(docs, event.data.roleTemplateId, position, (doc) => ({ ...doc, usageCount: Math.max(0, doc.usageCount - 1) }))
       case 'RoleTemplateDeleted':
         return applyAt(docs, event.data.roleTemplateId, position, () => null)
       default: {
@@ -79,10 +79,9 @@ export const roleTemplateQueries = (store: ReadStore) => {
         const pattern = { $regex: escapeRegex(query.search), $options: 'i' }
         filter['$or'] = [{ name: pattern }, { description: pattern }]
       }
-      const [items, total] = await Promise.all([
-        docs.find(filter, { sort: { createdAt: 1, _id: 1 }, skip: query.offset, limit: query.limit }),
-        docs.count(filter),
-      ])
+      const total = await docs.count(filter)
+      // A page past the end is empty without asking the store to skip an arbitrarily large count.
+      const items = query.offset >= total ? [] : await docs.find(filter, { sort: { createdAt: 1, _id: 1 }, skip: query.offset, limit: query.limit })
       return { items, total }
     },
   }

@@ -49,6 +49,9 @@ export const errorStatuses = {
   CREDIT_NOT_PAYABLE: 409,
   INSTALLMENT_ALREADY_PAID: 409,
   APPROVAL_EXPIRED: 409,
+  ORGANIZATION_MISMATCH: 400,
+  SCORING_MODEL_VERSION_EXISTS: 409,
+  SCORING_MODEL_NOT_IN_FORCE: 409,
 } as const satisfies Record<string, number>
 
 export type ErrorCode = keyof typeof errorStatuses

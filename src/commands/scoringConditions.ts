@@ -1,0 +1,120 @@
+import { Environment, type ParseResult } from '@marcbachmann/cel-js'
+import { scoringFieldCatalogue, scoringFieldNames, type ScoringFieldKind, type ScoringFieldValues } from './scoringFields.js'
+
+/**
+ * Penalty and bonus conditions are CEL (Common Expression Language) expressions,
+ * parsed and evaluated by @marcbachmann/cel-js: no eval, no I/O, not Turing
+ * complete, and the only names in scope are the scoring fields, each declared
+ * with its type, so a condition is type-checked when the model is created.
+ */
+const celTypeOf: Record<ScoringFieldKind, string> = { integer: 'int', money: 'double', string: 'string', boolean: 'bool' }
+
+const environment = (() => {
+  const env = new Environment({ limits: { maxAstNodes: 200, maxDepth: 16, maxListElements: 50, maxMapEntries: 50, maxCallArguments: 8 } })
+  for (const name of scoringFieldNames) env.registerVariable(name, celTypeOf[scoringFieldCatalogue[name].kind])
+  return env
+})()
+
+export const MAX_CONDITION_LENGTH = 500
+
+/** Functions refused in conditions: `matches` runs a caller-supplied regular expression over debtor input (catastrophic backtracking). */
+const forbiddenFunctions = new Set(['matches'])
+
+export interface ConditionProblem {
+  message: string
+  /** 0-based offset of the error in the expression. */
+  position: number
+  /** 1-based line and column of the error. */
+  line: number
+  column: number
+}
+
+const locate = (source: string, position: number) => {
+  const before = source.slice(0, Math.max(0, Math.min(position, source.length)))
+  const lines = before.split('\n')
+  return { position, line: lines.length, column: (lines.at(-1) ?? '').length + 1 }
+}
+
+/** cel-js appends a rendering of the source with a caret; the first line is the message. */
+const firstLine = (message: string) => message.split('\n')[0]?.trim() ?? message
+
+const positionOf = (error: unknown): number => {
+  if (typeof error !== 'object' || error === null) return 0
+  const node: unknown = Reflect.get(error, 'node')
+  if (typeof node !== 'object' || node === null) return 0
+  const pos: unknown = Reflect.get(node, 'pos')
+  return typeof pos === 'number' ? pos : 0
+}
+
+/** The first call of a forbidden function in the parsed tree, with its position. */
+const findForbiddenCall = (node: unknown): { name: string; position: number } | null => {
+  if (Array.isArray(node)) {
+    for (const child of node) {
+      const found = findForbiddenCall(child)
+      if (found !== null) return found
+    }
+    return null
+  }
+  if (typeof node !== 'object' || node === null || !('op' in node) || !('args' in node)) return null
+  const { op, args } = node
+  if ((op === 'call' || op === 'rcall') && Array.isArray(args) && typeof args[0] === 'string' && forbiddenFunctions.has(args[0])) {
+    return { name: args[0], position: positionOf({ node }) }
+  }
+  return findForbiddenCall(args)
+}
+
+/** Null when the condition is a valid boolean expression over scoring fields; otherwise what is wrong and where. */
+export const checkCondition = (source: string): ConditionProblem | null => {
+  if (source.length > MAX_CONDITION_LENGTH) return { message: `is longer than ${MAX_CONDITION_LENGTH} characters`, ...locate(source, MAX_CONDITION_LENGTH) }
+  const result = environment.check(source)
+  if (!result.valid) return { message: firstLine(result.error?.message ?? 'invalid expression'), ...locate(source, positionOf(result.error)) }
+  if (result.type !== 'bool') return { message: `must be a boolean expression, not ${result.type ?? 'unknown'}`, ...locate(source, 0) }
+  const forbidden = findForbiddenCall(environment.parse(source).ast)
+  if (forbidden !== null) return { message: `function ${forbidden.name}() is not allowed in conditions`, ...locate(source, forbidden.position) }
+  return null
+}
+
+const compiled = new Map<string, ParseResult>()
+const MAX_COMPILED = 1000
+
+/** Parsed conditions, kept in a bounded cache (oldest out first) since models are evaluated far more often than written. */
+const compile = (source: string): ParseResult => {
+  const cached = compiled.get(source)
+  if (cached !== undefined) return cached
+  const parsed = environment.parse(source)
+  if (compiled.size >= MAX_COMPILED) {
+    const oldest = compiled.keys().next()
+    if (oldest.done !== true) compiled.delete(oldest.value)
+  }
+  compiled.set(source, parsed)
+  return parsed
+}
+
+/** CEL values of the fields: integers as BigInt (`int`), money as a double; absent fields stay absent. */
+const celContext = (fields: ScoringFieldValues): Record<string, unknown> => {
+  const context: Record<string, unknown> = {}
+  for (const name of scoringFieldNames) {
+    const value = fields[name]
+    if (value === undefined) continue
+    const kind = scoringFieldCatalogue[name].kind
+    if (kind === 'integer') context[name] = BigInt(Math.trunc(Number(value)))
+    else if (kind === 'money') context[name] = Number(value)
+    else context[name] = value
+  }
+  return context
+}
+
+export type ConditionOutcome = { holds: boolean; error: null } | { holds: false; error: string }
+
+/**
+ * Evaluates a checked condition. One that cannot be evaluated (it needs a field
+ * the debtor lacks, or a conversion fails) does not hold, and says why.
+ */
+export const evaluateCondition = (source: string, fields: ScoringFieldValues): ConditionOutcome => {
+  try {
+    const value: unknown = compile(source)(celContext(fields))
+    return { holds: value === true, error: null }
+  } catch (error) {
+    return { holds: false, error: firstLine(error instanceof Error ? error.message : String(error)) }
+  }
+}

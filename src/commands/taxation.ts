@@ -1,0 +1,41 @@
+import type { TaxApplied, TaxBase } from '../events/tax.js'
+import { money, roundToMinorUnit, toMoneyString } from '../shared/money.js'
+
+/** What the rule needs of a tax configuration (a taxes read-model document or a tax aggregate's state). */
+export interface TaxRate {
+  taxId: string
+  organizationId: string
+  isActive: boolean
+  percentage: string
+  appliesTo: readonly TaxBase[]
+  minimumAmount: string
+}
+
+export interface TaxSubject {
+  appliesTo: TaxBase
+  /** Id of the payment order, credit or fee being taxed. */
+  subjectId: string
+  /** The amount taxed: a payment order's collection costs, a credit's principal, a fee. Decimal string. */
+  base: string
+  currency: string
+}
+
+/**
+ * The taxation rule: every active tax whose `applies_to` names the subject's
+ * kind and whose `minimum_amount` the base reaches is applied once, for
+ * base × percentage / 100 rounded half-up to the currency's minor unit. A tax
+ * that comes to zero is not applied (and so not counted). Each application is
+ * one `TaxApplied` event on the subject's own stream.
+ */
+export const taxApplications = (taxes: readonly TaxRate[], subject: TaxSubject, appliedAt: string): TaxApplied[] => {
+  const base = money(subject.base)
+  return taxes
+    .filter((tax) => tax.isActive && tax.appliesTo.includes(subject.appliesTo) && base.gte(tax.minimumAmount))
+    .map((tax) => ({ tax, amount: roundToMinorUnit(base.times(tax.percentage).dividedBy(100), subject.currency) }))
+    .filter(({ amount }) => amount.gt(0))
+    .map(({ tax, amount }) => ({ type: 'TaxApplied', data: {
+      taxId: tax.taxId, organizationId: tax.organizationId, appliesTo: subject.appliesTo, subjectId: subject.subjectId,
+      base: toMoneyString(base, subject.currency), percentage: money(tax.percentage).toFixed(), amount: toMoneyString(amount, subject.currency),
+      currency: subject.currency, appliedAt,
+    } }))
+}

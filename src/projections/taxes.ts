@@ -1,0 +1,67 @@
+import type { TaxBase, TaxFields, TaxType } from '../events/tax.js'
+import { applyAt, defineProjection, updateAt } from './projection.js'
+import type { Filter, ReadStore } from './readStore.js'
+
+export interface TaxDoc extends TaxFields {
+  _id: string
+  _position?: number
+  organizationId: string
+  isActive: boolean
+  /** TaxApplied events counted so far. */
+  usageCount: number
+  createdAt: string
+  updatedAt: string
+}
+
+const collection = { name: 'taxes', indexes: [{ organizationId: 1 }] } as const
+
+export const taxesProjection = defineProjection({
+  name: 'taxes',
+  handles: ['TaxCreated', 'TaxUpdated', 'TaxActivated', 'TaxDeactivated', 'TaxApplied'],
+  collections: [collection],
+  async project(store, event, position) {
+    const docs = store.collection<TaxDoc>(collection)
+    switch (event.type) {
+      case 'TaxCreated': {
+        const { taxId, createdAt, ...fields } = event.data
+        return applyAt(docs, taxId, position, () => ({ _id: taxId, ...fields, usageCount: 0, createdAt, updatedAt: createdAt }))
+      }
+      case 'TaxUpdated':
+        return updateAt(docs, event.data.taxId, position, (doc) => ({ ...doc, ...event.data.changes, updatedAt: event.data.updatedAt }))
+      case 'TaxActivated':
+      case 'TaxDeactivated':
+        return updateAt(docs, event.data.taxId, position, (doc) => ({ ...doc, isActive: event.type === 'TaxActivated', updatedAt: event.data.at }))
+      case 'TaxApplied':
+        return updateAt(docs, event.data.taxId, position, (doc) => ({ ...doc, usageCount: doc.usageCount + 1 }))
+      default: {
+        const _never: never = event
+        return _never
+      }
+    }
+  },
+})
+
+export interface TaxListQuery {
+  organizationId: string
+  isActive?: boolean
+  type?: TaxType
+}
+
+export const taxQueries = (store: ReadStore) => {
+  const docs = store.collection<TaxDoc>(collection)
+  return {
+    get: async (organizationId: string, id: string) => {
+      const doc = await docs.get(id)
+      return doc !== null && doc.organizationId === organizationId ? doc : null
+    },
+    /** An organization's taxes, oldest first; an organization configures a handful, so the list is not paged. */
+    list: (query: TaxListQuery) => {
+      const filter: Filter = { organizationId: query.organizationId }
+      if (query.isActive !== undefined) filter['isActive'] = query.isActive
+      if (query.type !== undefined) filter['type'] = query.type
+      return docs.find(filter, { sort: { createdAt: 1, _id: 1 } })
+    },
+    /** The active taxes that apply to a kind of base: the input of the taxation rule (src/commands/taxation.ts). */
+    activeFor: (organizationId: string, appliesTo: TaxBase) => docs.find({ organizationId, isActive: true, appliesTo }, { sort: { createdAt: 1, _id: 1 } }),
+  }
+}

@@ -1,0 +1,76 @@
+import t from 'tap'
+import { creditLimitAggregate, creditLimitIdOf, isCalendarDate, utcDate } from '../../src/commands/creditLimit.js'
+import type { CreditLimitCreated } from '../../src/events/creditLimit.js'
+import { scenario } from '../helpers/deciders.js'
+
+const now = '2026-03-01T10:00:00.000Z'
+const today = '2026-03-01'
+const limit = scenario(creditLimitAggregate)
+const ids = { creditLimitId: 'l1', organizationId: 'o1' }
+const create = { type: 'CreateCreditLimit' as const, ...ids, debtorId: 'p1', currency: 'COP', maxAmount: '5000000.00', expirationDate: '2026-12-31', today, now }
+const created: CreditLimitCreated = { type: 'CreditLimitCreated', data: {
+  ...ids, debtorId: 'p1', currency: 'COP', maxAmount: '5000000', expirationDate: '2026-12-31', createdAt: now,
+} }
+const expired = { type: 'CreditLimitExpired' as const, data: { ...ids, expirationDate: '2026-12-31', at: now } }
+const change = (fields: { maxAmount?: string; expirationDate?: string; status?: 'active' | 'inactive' }, on = today) =>
+  ({ type: 'ChangeCreditLimit' as const, ...fields, today: on, now })
+
+t.test('a limit is created once per creditor, debtor and currency', async (t) => {
+  limit.given().when(create).then(t, [created])
+  limit.given(created).when(create).thenRefused(t, 'ALREADY_EXISTS')
+  t.equal(creditLimitIdOf('o1', 'p1', 'COP'), creditLimitIdOf('o1', 'p1', 'COP'))
+  t.not(creditLimitIdOf('o1', 'p1', 'COP'), creditLimitIdOf('o1', 'p1', 'USD'))
+})
+
+t.test('creation checks amount, currency and date', async (t) => {
+  for (const maxAmount of ['0', '0.00', '10.001']) limit.given().when({ ...create, maxAmount }).thenRefused(t, 'VALIDATION_ERROR', `amount ${maxAmount}`)
+  limit.given().when({ ...create, currency: 'XYZ' }).thenRefused(t, 'VALIDATION_ERROR')
+  limit.given().when({ ...create, currency: 'JPY', maxAmount: '10.5' }).thenRefused(t, 'VALIDATION_ERROR', 'JPY has no minor unit')
+  limit.given().when({ ...create, expirationDate: '2026-02-28' }).thenRefused(t, 'VALIDATION_ERROR', 'yesterday')
+  limit.given().when({ ...create, expirationDate: '2026-02-30' }).thenRefused(t, 'VALIDATION_ERROR', 'no such day')
+  t.equal(creditLimitAggregate.decide({ ...create, expirationDate: today }, creditLimitAggregate.initialState()).length, 1, 'today is allowed')
+})
+
+t.test('changes: amount, expiration and status, each an event, only when different', async (t) => {
+  limit.given(created).when(change({ maxAmount: '5000000.00' })).thenNothing(t)
+  limit.given(created).when(change({ maxAmount: '7000000', status: 'inactive' })).then(t, [
+    { type: 'CreditLimitAmountChanged', data: { ...ids, maxAmount: '7000000', previousMaxAmount: '5000000', at: now } },
+    { type: 'CreditLimitDeactivated', data: { ...ids, at: now } },
+  ])
+  limit.given(created).when(change({ expirationDate: '2027-06-30' })).then(t, [
+    { type: 'CreditLimitExpirationChanged', data: { ...ids, expirationDate: '2027-06-30', previousExpirationDate: '2026-12-31', at: now } },
+  ])
+  limit.given(created).when(change({ status: 'active' })).thenNothing(t)
+  limit.given(created).when(change({ maxAmount: '-1' })).thenRefused(t, 'VALIDATION_ERROR')
+  limit.given().when(change({ status: 'active' })).thenRefused(t, 'NOT_FOUND')
+})
+
+t.test('an expired limit is renewed only by a new expiration date', async (t) => {
+  const later = '2027-01-05'
+  limit.given(created, expired).when(change({ status: 'active' }, later)).thenRefused(t, 'INVALID_TRANSITION')
+  limit.given(created, expired).when(change({ status: 'inactive' }, later)).thenRefused(t, 'INVALID_TRANSITION')
+  limit.given(created, expired).when(change({ maxAmount: '1000' }, later))
+    .then(t, [{ type: 'CreditLimitAmountChanged', data: { ...ids, maxAmount: '1000', previousMaxAmount: '5000000', at: now } }], 'the amount may change; it stays expired')
+  const renewal = { type: 'CreditLimitExpirationChanged' as const, data: { ...ids, expirationDate: '2027-12-31', previousExpirationDate: '2026-12-31', at: now } }
+  limit.given(created, expired).when(change({ expirationDate: '2027-12-31' }, later)).then(t, [renewal, { type: 'CreditLimitActivated', data: { ...ids, at: now } }])
+  limit.given(created, expired).when(change({ expirationDate: '2027-12-31', status: 'inactive' }, later))
+    .then(t, [renewal, { type: 'CreditLimitDeactivated', data: { ...ids, at: now } }])
+  const deactivated = { type: 'CreditLimitDeactivated' as const, data: { ...ids, at: now } }
+  limit.given(created, deactivated).when(change({ status: 'active' }, later)).thenRefused(t, 'INVALID_TRANSITION', 'a lapsed inactive limit cannot come back without a new date')
+  limit.given(created).when(change({ status: 'inactive' }, later)).then(t, [deactivated], 'a lapsed limit may still be switched off')
+})
+
+t.test('expiry happens the day after the expiration date, once', async (t) => {
+  limit.given(created).when({ type: 'ExpireCreditLimit', today: '2026-12-31', now }).thenNothing(t, 'valid through its expiration date')
+  limit.given(created).when({ type: 'ExpireCreditLimit', today: '2027-01-01', now }).then(t, [expired])
+  limit.given(created, expired).when({ type: 'ExpireCreditLimit', today: '2027-01-02', now }).thenNothing(t)
+  const deactivated = { type: 'CreditLimitDeactivated' as const, data: { ...ids, at: now } }
+  limit.given(created, deactivated).when({ type: 'ExpireCreditLimit', today: '2027-01-01', now }).then(t, [expired], 'inactive limits expire too')
+})
+
+t.test('dates are calendar dates in UTC', async (t) => {
+  t.ok(isCalendarDate('2028-02-29'))
+  t.notOk(isCalendarDate('2027-02-29'))
+  t.notOk(isCalendarDate('2027-2-1'))
+  t.equal(utcDate(new Date('2026-03-01T23:30:00-05:00')), '2026-03-02')
+})

@@ -1,0 +1,129 @@
+import t, { type Test } from 'tap'
+import { builtInRoleTemplateId } from '../../src/commands/identity.js'
+import { ManualClock } from '../../src/shared/clock.js'
+import { newId } from '../../src/shared/ids.js'
+import { createTestApp } from '../helpers/app.js'
+import { createOrganization, memberToken } from '../helpers/organizations.js'
+
+const setup = async (t: Test) => {
+  const clock = new ManualClock('2026-01-15T12:00:00.000Z')
+  const svc = await createTestApp(t, { clock })
+  const base = `/v1/organization/${svc.organizationId}/role-template`
+  const call = (options: { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; url: string; payload?: object; token?: string }) =>
+    svc.call({ token: svc.adminToken, ...options })
+  const create = async (payload: object) => {
+    clock.advance(1000)
+    const response = await call({ method: 'POST', url: base, payload })
+    if (response.statusCode !== 201) throw new Error(response.body)
+    const template: { id: string; updated_at: string } = response.json().data
+    return template
+  }
+  const names = async (query: string) => (await call({ method: 'GET', url: `${base}${query}` })).json().data.map((r: { name: string }) => r.name)
+  return { svc, clock, base, call, create, names }
+}
+
+t.test('the list answers exactly the interface\'s shape', async (t) => {
+  const { call, base, create } = await setup(t)
+  await create({ name: 'Collections', description: 'Calls debtors in arrears', permissions: ['ReadCredit', 'ReadOrder'], is_default: false })
+  const body = (await call({ method: 'GET', url: base })).json()
+  t.same(Object.keys(body).sort(), ['data', 'pagination', 'status'])
+  t.equal(body.status, 'success')
+  t.same(Object.keys(body.data[2]).sort(), ['created_at', 'description', 'id', 'is_default', 'name', 'permissions', 'updated_at', 'usage_count'])
+  t.same(body.pagination, { current_page: 1, total_pages: 1, total_items: 3, items_per_page: 20 })
+})
+
+t.test('page and limit: defaults, bounds and pages past the end', async (t) => {
+  const { call, base, create } = await setup(t)
+  for (let i = 1; i <= 20; i++) await create({ name: `Role ${String(i).padStart(2, '0')}`, permissions: [] })
+  const page = async (query: string) => (await call({ method: 'GET', url: `${base}${query}` })).json()
+  const first = await page('')
+  t.equal(first.data.length, 20, 'limit defaults to 20')
+  t.same(first.pagination, { current_page: 1, total_pages: 2, total_items: 22, items_per_page: 20 })
+  const second = await page('?page=2')
+  t.same(second.data.map((r: { name: string }) => r.name), ['Role 19', 'Role 20'], 'oldest first')
+  t.same((await page('?page=3')).data, [])
+  t.same((await page('?page=3')).pagination, { current_page: 3, total_pages: 2, total_items: 22, items_per_page: 20 })
+  t.same((await page('?page=1000000000000')).data, [], 'a page far past the end is empty, not an error')
+  t.equal((await page('?limit=1')).data.length, 1)
+  t.same((await page('?limit=1&page=22')).data.map((r: { name: string }) => r.name), ['Role 20'])
+  t.equal((await page('?limit=100')).data.length, 22)
+  t.same((await page('?limit=100')).pagination, { current_page: 1, total_pages: 1, total_items: 22, items_per_page: 100 })
+  for (const bad of ['page=0', 'page=-1', 'page=1.5', 'page=first', 'limit=0', 'limit=101', 'limit=2.5', 'limit=', 'sort=name']) {
+    const response = await call({ method: 'GET', url: `${base}?${bad}` })
+    t.equal(response.statusCode, 400, `${bad} refused`)
+    t.equal(response.json().data.code, 'VALIDATION_ERROR')
+  }
+})
+
+t.test('search matches name or description, any case, as plain text; is_default filters', async (t) => {
+  const { names, create, call, base } = await setup(t)
+  await create({ name: 'Collections desk', description: 'Calls debtors in ARREARS', permissions: ['ReadCredit'] })
+  await create({ name: 'Risk (senior)', description: 'Approves scoring models', permissions: ['WriteScoringModel'], is_default: true })
+  await create({ name: 'Auditor', description: 'Reads everything', permissions: ['ReadCredit'] })
+  t.same(await names('?search=arrears'), ['Collections desk'], 'description, any case')
+  t.same(await names('?search=COLLECT'), ['Collections desk'], 'name, any case')
+  t.same(await names('?search=scoring'), ['Risk (senior)'])
+  t.same(await names('?search=(senior)'), ['Risk (senior)'], 'regular-expression characters are plain text')
+  t.same(await names('?search=.*'), [])
+  t.same(await names('?search=read'), ['Analyst', 'Auditor'], 'the built-in Analyst "Reads credits…" matches too')
+  t.same((await names('?search=')).slice(2), ['Collections desk', 'Risk (senior)', 'Auditor'], 'an empty search filters nothing')
+  t.same(await names('?search=nothing-like-this'), [])
+  t.same(await names('?is_default=true'), ['Analyst', 'Risk (senior)'])
+  t.same((await names('?is_default=false')).sort(), ['Administrator', 'Auditor', 'Collections desk'])
+  t.same(await names('?is_default=true&search=risk'), ['Risk (senior)'])
+  t.same(await names('?is_default=false&search=risk'), [])
+  t.same(await names(`?search=${'x'.repeat(200)}`), [])
+  t.equal((await call({ method: 'GET', url: `${base}?search=${'x'.repeat(201)}` })).statusCode, 400)
+  t.equal((await call({ method: 'GET', url: `${base}?is_default=maybe` })).statusCode, 400)
+})
+
+t.test('create, update and delete', async (t) => {
+  const { svc, call, base, create, clock } = await setup(t)
+  const minimal = await call({ method: 'POST', url: base, payload: { name: 'Minimal', permissions: [] } })
+  t.equal(minimal.statusCode, 201)
+  t.match(minimal.json().data, { name: 'Minimal', description: '', permissions: [], is_default: false, usage_count: 0 })
+  for (const payload of [
+    { name: 'x', permissions: ['Teleport'] }, { name: 'x', permissions: ['ReadCredit', 'ReadCredit'] }, { name: '', permissions: [] },
+    { name: 'x' }, { permissions: [] }, { name: 'x', permissions: [], role: 'admin' },
+  ]) t.equal((await call({ method: 'POST', url: base, payload })).statusCode, 400, JSON.stringify(payload))
+
+  const template = await create({ name: 'Desk', description: 'd', permissions: ['ReadCredit'] })
+  clock.advance(60_000)
+  const same = await call({ method: 'PUT', url: `${base}/${template.id}`, payload: { name: 'Desk', permissions: ['ReadCredit'] } })
+  t.equal(same.json().data.updated_at, template.updated_at, 'an update that changes nothing leaves updated_at')
+  const updated = await call({ method: 'PUT', url: `${base}/${template.id}`, payload: { permissions: ['ReadCredit', 'WriteCredit'], is_default: true } })
+  t.match(updated.json().data, { name: 'Desk', description: 'd', permissions: ['ReadCredit', 'WriteCredit'], is_default: true, updated_at: clock.now().toISOString() })
+  t.equal((await call({ method: 'PUT', url: `${base}/${template.id}`, payload: { permissions: ['Fly'] } })).statusCode, 400)
+  t.equal((await call({ method: 'PUT', url: `${base}/${newId()}`, payload: { name: 'x' } })).statusCode, 404)
+
+  for (const username of ['first.user', 'second.user']) {
+    await call({ method: 'POST', url: `/v1/organization/${svc.organizationId}/users`, payload: { username, password: 'long enough password', roleTemplateId: template.id } })
+  }
+  const used = (await call({ method: 'GET', url: `${base}/${template.id}` })).json().data
+  t.equal(used.usage_count, 2, 'usage_count counts the memberships')
+  t.equal(used.updated_at, updated.json().data.updated_at, 'being used is no change of the template')
+  const inUse = await call({ method: 'DELETE', url: `${base}/${template.id}` })
+  t.equal(inUse.statusCode, 409)
+  t.match(inUse.json().data, { code: 'ROLE_TEMPLATE_IN_USE', usageCount: 2 })
+  const spare = await create({ name: 'Spare', permissions: [] })
+  t.equal((await call({ method: 'DELETE', url: `${base}/${spare.id}` })).statusCode, 204)
+  t.equal((await call({ method: 'GET', url: `${base}/${spare.id}` })).statusCode, 404)
+  t.equal((await call({ method: 'PUT', url: `${base}/${spare.id}`, payload: { name: 'back' } })).statusCode, 404)
+})
+
+t.test('another organization\'s templates are a 404; reading and writing need their permissions', async (t) => {
+  const { svc, call, base } = await setup(t)
+  const other = await createOrganization(svc, 'Other lender')
+  const foreign = builtInRoleTemplateId(other.id, 'analyst')
+  t.equal((await call({ method: 'GET', url: `${base}/${foreign}` })).statusCode, 404)
+  t.equal((await call({ method: 'PUT', url: `${base}/${foreign}`, payload: { name: 'mine now' } })).statusCode, 404)
+  t.equal((await call({ method: 'DELETE', url: `${base}/${foreign}` })).statusCode, 404)
+  const analyst = await memberToken(svc, svc.organizationId, 'analyst')
+  t.equal((await call({ method: 'GET', url: base, token: analyst })).statusCode, 200)
+  t.equal((await call({ method: 'POST', url: base, token: analyst, payload: { name: 'x', permissions: [] } })).statusCode, 403)
+  const nobody = await memberToken(svc, svc.organizationId, [])
+  t.equal((await call({ method: 'GET', url: base, token: nobody })).statusCode, 403)
+  const outsider = await call({ method: 'GET', url: `/v1/organization/${other.id}/role-template`, token: analyst })
+  t.equal(outsider.statusCode, 403)
+  t.equal(outsider.json().data.code, 'ORGANIZATION_FORBIDDEN')
+})
