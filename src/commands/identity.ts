@@ -1,7 +1,7 @@
 import type { PrincipalType } from '../events/membership.js'
 import { AppError } from '../shared/errors.js'
 import { deterministicId } from '../shared/ids.js'
-import { builtInRoleTemplates } from '../shared/permissions.js'
+import { allPermissions, builtInRoleTemplates } from '../shared/permissions.js'
 import type { CommandContext, CommandHandler } from './handler.js'
 import { membershipAggregate } from './membership.js'
 import { oauthClientAggregate } from './oauthClient.js'
@@ -16,13 +16,26 @@ export const membershipId = (organizationId: string, principalId: string): strin
 
 const maxPosition = (positions: number[]) => Math.max(0, ...positions)
 
-/** Creates the built-in role templates of an organization unless they exist. */
+/**
+ * Creates the built-in role templates of an organization unless they exist,
+ * and keeps the Administrator template complete: permissions the catalogue
+ * gained since it was created are added to it.
+ */
 export const ensureDefaultRoleTemplates = async (commands: CommandHandler, organizationId: string, now: string, context: CommandContext) => {
   const positions: number[] = []
   for (const template of builtInRoleTemplates) {
     const id = builtInRoleTemplateId(organizationId, template.key)
     const { state } = await commands.load(roleTemplateAggregate, id)
-    if (state.status !== 'none') continue
+    if (state.status === 'deleted') continue
+    if (state.status === 'active') {
+      const missing = template.key === 'administrator' ? allPermissions.filter((p) => !state.permissions.includes(p)) : []
+      if (missing.length === 0) continue
+      const upgraded = await commands.execute(roleTemplateAggregate, id, {
+        type: 'UpdateRoleTemplate', permissions: [...state.permissions, ...missing], now,
+      }, context)
+      positions.push(upgraded.position)
+      continue
+    }
     const result = await commands.execute(roleTemplateAggregate, id, {
       type: 'CreateRoleTemplate', roleTemplateId: id, organizationId, name: template.name, description: template.description,
       permissions: [...template.permissions], isDefault: template.isDefault, now,

@@ -8,6 +8,7 @@ import { openapiPlugin } from './plugins/openapi.js'
 import { organizationPlugin } from './plugins/organization.js'
 import { routePlugins } from './routes.js'
 import { ErrorEnvelope, FailEnvelope } from './schemas.js'
+import { validatorCompiler } from './validation.js'
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -23,10 +24,9 @@ export const buildApp = async (services: Services): Promise<FastifyInstance> => 
       return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID()
     },
     return503OnClosing: true,
-    // discriminator: a oneOf tagged by a property (POST /exports `type`) checks only the branch the tag names.
-    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: 'array', useDefaults: true, discriminator: true } },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
+  app.setValidatorCompiler(validatorCompiler)
   app.addSchema(FailEnvelope)
   app.addSchema(ErrorEnvelope)
   registerErrorHandling(app)

@@ -8,7 +8,6 @@ import { AppError, notFound } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
 import { MAX_TERM_MONTHS, paymentProviderNames, rateTypes } from '../shared/lending.js'
 import { commandContext, organizationOf } from './context.js'
-import { decimalStrings } from './decimalStrings.js'
 import { failures, OrganizationHeaders, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 
 export const PositiveDecimal = Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', description: 'decimal string', examples: ['1500000.00'] })
@@ -109,7 +108,6 @@ const jurisdictionOf = (code: string, given: { code: string; name: string } | un
 }
 
 const One = Type.Object({ status: Type.Literal('success'), data: Type.Object({ creditLine: CreditLine }) })
-const decimalFields = decimalStrings(['principalMin', 'principalMax', 'principalDefault', 'rate'])
 
 /** Credit lines: the configurable products an organization lends under (write side and full configuration). */
 export const creditLineRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
@@ -123,7 +121,6 @@ export const creditLineRoutes: FastifyPluginAsyncTypebox<{ services: Services }>
 
   app.post('/credit-lines', {
     config: { organization: 'header', permissions: ['WriteCreditLine'] },
-    preValidation: decimalFields,
     schema: {
       summary: 'Create a credit line',
       description: 'Fields as in ProductDTO plus `disbursementMethods`, `provider`, `requireDistinctApprover` and the webhook links. ' +
@@ -190,7 +187,6 @@ export const creditLineRoutes: FastifyPluginAsyncTypebox<{ services: Services }>
 
   app.patch('/credit-lines/:id', {
     config: { organization: 'header', permissions: ['WriteCreditLine'] },
-    preValidation: decimalFields,
     schema: {
       summary: 'Change any subset of a credit line\'s fields',
       description: 'The whole configuration must still satisfy the creation rules. Newly linked webhooks must exist in the organization and not be ' +

@@ -11,7 +11,6 @@ import { notFound } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
 import { creditStates } from '../shared/lending.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
-import { decimalStrings } from './decimalStrings.js'
 import { Credit, CreditSummary, creditSummaryView, creditView, Installment, installmentView } from './creditViews.js'
 import { failures, OrganizationHeaders, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 
@@ -53,7 +52,6 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
 
   app.post('/credits', {
     config: { organization: 'header', permissions: ['WriteCredit'] },
-    preValidation: decimalStrings(['principal']),
     schema: {
       summary: 'Request a credit (state Solicitado) with its French amortization schedule',
       description: 'The debtor is an active profile of the organization; the line must be active. `principal` and `term` (months) default to ' +

@@ -7,7 +7,6 @@ import type { Services } from '../services.js'
 import { AppError, notFound } from '../shared/errors.js'
 import { orderStatuses, paymentProviderNames, ZERO_INSTALLMENT } from '../shared/lending.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
-import { decimalStrings } from './decimalStrings.js'
 import { failures, MoneyString, OrganizationHeaders, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 
 const InstallmentRef = Type.String({
@@ -103,7 +102,6 @@ export const payableRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
 
   app.post('/payables/:creditid/installments/:installmentid/orders', {
     config: { organization: 'header', permissions: ['WriteOrder'] },
-    preValidation: decimalStrings(['Amount', 'CollectionCosts']),
     schema: {
       summary: 'Create a payment order for an installment (or `zero`: the whole outstanding balance) and start its provider\'s flow',
       description: 'The credit must be Desembolsado and the installment unpaid. `Amount` defaults to what the installment (or, for `zero`, the ' +

@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox'
 import type { CreditLineDoc } from '../projections/creditLines.js'
 import type { Services } from '../services.js'
 import { notFound } from '../shared/errors.js'
-import { organizationOf, principalOf } from './context.js'
+import { organizationOf } from './context.js'
 import { Jurisdiction, PositiveDecimal } from './creditLines.js'
 import { failures, OrganizationHeaders, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 
@@ -134,22 +134,19 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   })
 
   app.get('/products/:productid', {
+    config: { auth: 'public' },
     schema: {
       summary: 'One credit product, complete (ProductDTO)',
-      description: `${SHAPES}\n\nAn active product is visible to any authenticated caller (it is on the marketplace); an inactive one only to ` +
-        'members of its organization.',
+      description: `${SHAPES}\n\nPublic, like the marketplace list: no token needed. Only active products are shown; an inactive ` +
+        'line answers 404 here and stays readable by its organization at GET /credit-lines/{id}.',
       tags: ['Products'],
+      security: [],
       params: Type.Object({ productid: Uuid }),
-      response: { 200: Type.Object({ data: Type.Object({ product: ProductDTO }) }), ...failures(401, 404) },
+      response: { 200: Type.Object({ data: Type.Object({ product: ProductDTO }) }), ...failures(404) },
     },
   }, async (request) => {
     const doc = await queries.creditLines.get(request.params.productid)
-    if (doc === null) throw notFound('product', request.params.productid)
-    if (!doc.active) {
-      const principal = principalOf(request)
-      const member = principal.isPlatformAdmin || (await queries.memberships.of(principal.id, doc.organizationId)) !== null
-      if (!member) throw notFound('product', request.params.productid)
-    }
+    if (doc === null || !doc.active) throw notFound('product', request.params.productid)
     return { data: { product: productView(doc) } }
   })
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { builtInRoleTemplateId, clientStreamId, createClient, createOrganization } from '../commands/identity.js'
+import { builtInRoleTemplateId, clientStreamId, createClient, createOrganization, ensureDefaultRoleTemplates } from '../commands/identity.js'
 import { oauthClientAggregate } from '../commands/oauthClient.js'
 import { organizationAggregate } from '../commands/organization.js'
 import { systemAggregate } from '../commands/system.js'
@@ -55,6 +55,7 @@ export const bootstrap = async (services: Services): Promise<BootstrapResult> =>
 
   if (system.bootstrapped) {
     await syncAdminSecret(services, system.adminClientId)
+    await completeBuiltInTemplates(services)
     return { created: false, organizationId: system.organizationId, adminClientId: system.adminClientId }
   }
 
@@ -86,6 +87,21 @@ export const bootstrap = async (services: Services): Promise<BootstrapResult> =>
   const recorded = await commands.execute(systemAggregate, BOOTSTRAP_ID, { type: 'RecordBootstrap', organizationId, adminClientId: clientId, now }, context)
   await services.settle(recorded.position)
   return { created: true, organizationId, adminClientId: clientId, ...(generated ? { generated: credentials } : {}) }
+}
+
+/** On every start, the built-in Administrator templates gain the permissions added to the catalogue since. */
+const completeBuiltInTemplates = async (services: Services): Promise<void> => {
+  const now = services.clock.now().toISOString()
+  const context = { organizationId: null, actorId: 'system', correlationId: deterministicId('catalogue-upgrade', now) }
+  const pageSize = 100
+  for (let offset = 0; ; offset += pageSize) {
+    const { items } = await services.queries.organizations.list({ offset, limit: pageSize })
+    for (const organization of items) {
+      const position = await ensureDefaultRoleTemplates(services.commands, organization._id, now, { ...context, organizationId: organization._id })
+      await services.settle(position)
+    }
+    if (items.length < pageSize) return
+  }
 }
 
 /** ADMIN_CLIENT_SECRET set to a new value on a later start rotates the administrator's secret. */

@@ -6,14 +6,21 @@ import type { ReadStore } from '../projections/readStore.js'
 export interface CheckpointStore {
   get(name: string): Promise<number>
   set(name: string, position: number): Promise<void>
+  flush(): Promise<void>
 }
 
-/** A JSON file in DATA_DIR, replaced atomically, for when the read store lives in memory. */
+/**
+ * A JSON file in DATA_DIR, replaced atomically, for when the read store lives
+ * in memory. Writes are coalesced (at most one per `flushEveryMs`): a checkpoint
+ * only saves work on restart, the managers' own idempotency keeps them correct.
+ */
 export class FileCheckpointStore implements CheckpointStore {
   private cache: Record<string, number> | undefined
   private writing: Promise<void> = Promise.resolve()
+  private timer: NodeJS.Timeout | undefined
+  private dirty = false
 
-  constructor(private readonly file: string) {}
+  constructor(private readonly file: string, private readonly flushEveryMs = 1000) {}
 
   private async load(): Promise<Record<string, number>> {
     if (this.cache !== undefined) return this.cache
@@ -34,14 +41,24 @@ export class FileCheckpointStore implements CheckpointStore {
   async set(name: string, position: number): Promise<void> {
     const all = await this.load()
     all[name] = position
-    const snapshot = JSON.stringify(all)
+    this.dirty = true
+    this.timer ??= setTimeout(() => void this.flush(), this.flushEveryMs)
+  }
+
+  /** Writes pending checkpoints now (also called on stop). */
+  async flush(): Promise<void> {
+    clearTimeout(this.timer)
+    this.timer = undefined
+    if (!this.dirty || this.cache === undefined) return this.writing
+    this.dirty = false
+    const snapshot = JSON.stringify(this.cache)
     this.writing = this.writing.then(async () => {
       await fs.mkdir(path.dirname(this.file), { recursive: true })
       const temp = `${this.file}.tmp`
       await fs.writeFile(temp, snapshot)
       await fs.rename(temp, this.file)
     })
-    await this.writing
+    return this.writing
   }
 }
 
@@ -54,4 +71,5 @@ export class ReadStoreCheckpointStore implements CheckpointStore {
   set(name: string, position: number): Promise<void> {
     return this.store.setCheckpoint(`process:${name}`, position)
   }
+  async flush(): Promise<void> {}
 }

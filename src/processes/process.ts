@@ -64,6 +64,8 @@ export class ProcessSupervisor<Deps> {
     this.running = true
     for (const manager of this.managers) {
       await manager.recover?.(this.deps)
+      // A manager that only recovers at start has nothing to follow.
+      if (manager.handles.length === 0) continue
       const from = await this.checkpoints.get(manager.name)
       const subscription = this.eventStore.subscribe(from)
       this.loops.push({ subscription, done: this.follow(manager, subscription) })
@@ -123,5 +125,6 @@ export class ProcessSupervisor<Deps> {
       await loop.done
     }))
     this.loops.length = 0
+    await this.checkpoints.flush()
   }
 }

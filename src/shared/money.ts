@@ -8,10 +8,16 @@ export type Money = Decimal
 export const DECIMAL_PATTERN = '^-?[0-9]+(\\.[0-9]+)?$'
 export const NON_NEGATIVE_DECIMAL_PATTERN = '^[0-9]+(\\.[0-9]+)?$'
 
-/** An ISO 4217 currency code with a defined minor unit (funds codes like XAU have none and are refused). */
+/**
+ * ISO 4217 codes that are not money a credit can be lent in: precious metals,
+ * bond-market units, the SDR and ADB unit, the testing code and "no currency".
+ */
+const NOT_LENDABLE = new Set(['XAU', 'XAG', 'XPT', 'XPD', 'XBA', 'XBB', 'XBC', 'XBD', 'XDR', 'XSU', 'XUA', 'XTS', 'XXX'])
+
+/** An ISO 4217 currency code a credit can be denominated in (COP, USD, EUR, XOF, …). */
 export const isCurrencyCode = (code: string): boolean => {
   const entry = currencyCodes.code(code)
-  return entry !== undefined && Number.isInteger(entry.digits)
+  return entry !== undefined && Number.isInteger(entry.digits) && !NOT_LENDABLE.has(code)
 }
 
 /** Digits of the currency's minor unit from the ISO 4217 list (COP 2, JPY 0, BHD 3). */

@@ -133,3 +133,19 @@ t.test('a client can only be given scopes its creator holds', async (t) => {
   })
   t.equal(unknown.statusCode, 400)
 })
+
+t.test('the built-in Administrator template gains permissions added to the catalogue since it was created', async (t) => {
+  const svc = await createTestApp(t)
+  const { roleTemplateAggregate } = await import('../../src/commands/roleTemplate.js')
+  const { bootstrap } = await import('../../src/identity/bootstrap.js')
+  const id = builtInRoleTemplateId(svc.organizationId, 'administrator')
+  // As if the organization was created when the catalogue lacked these two.
+  const { state } = await svc.runtime.commands.load(roleTemplateAggregate, id)
+  await svc.runtime.execute(roleTemplateAggregate, id, {
+    type: 'UpdateRoleTemplate', permissions: state.permissions.filter((p) => p !== 'ReadTax' && p !== 'WriteTax'), now: new Date().toISOString(),
+  }, { organizationId: svc.organizationId, actorId: 'test', correlationId: 'c' })
+  await bootstrap(svc.runtime)
+  const after = await svc.call({ method: 'GET', url: `/v1/organization/${svc.organizationId}/role-template/${id}`, token: svc.adminToken })
+  t.ok(after.json().data.permissions.includes('ReadTax'))
+  t.ok(after.json().data.permissions.includes('WriteTax'))
+})

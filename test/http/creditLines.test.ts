@@ -101,12 +101,10 @@ t.test('the three product shapes: public without a token, custom for the organiz
     'principalMin', 'rate', 'rateType', 'timeDefault', 'timeMax', 'timeMin', 'updatedAt'].sort())
   t.match(dto.data.product, { gatewayMethods: [['credit_card', 'pse'], ['cash']], conditions: [['Mayor de edad']], jurisdiction: { code: 'CO', name: 'Colombia' } })
 
-  const outsider = await memberToken(svc, other, 'analyst')
-  t.equal((await svc.call({ method: 'GET', url: `/v1/products/${cop}`, token: outsider })).statusCode, 200, 'an active product is on the marketplace')
-  t.equal((await svc.call({ method: 'GET', url: `/v1/products/${paused}`, token: outsider })).statusCode, 404, 'an inactive one only for its organization')
+  t.equal((await svc.call({ method: 'GET', url: `/v1/products/${cop}` })).statusCode, 200, 'an active product is public, like the marketplace')
   const insider = await memberToken(svc, svc.organizationId, 'analyst')
-  t.equal((await svc.call({ method: 'GET', url: `/v1/products/${paused}`, token: insider })).statusCode, 200)
-  t.equal((await svc.call({ method: 'GET', url: `/v1/products/${cop}` })).statusCode, 401, 'the complete shape needs a token')
+  t.equal((await svc.call({ method: 'GET', url: `/v1/products/${paused}`, token: insider })).statusCode, 404, 'an inactive one is not a product, even for its organization')
+  t.equal((await svc.call({ method: 'GET', url: `/v1/credit-lines/${paused}`, token: insider, organizationId: svc.organizationId })).statusCode, 200, 'which still reads it as a credit line')
 
   const openapi = (await svc.call({ method: 'GET', url: '/v1/openapi.json' })).json()
   const description = openapi.paths['/v1/products/{productid}'].get.description

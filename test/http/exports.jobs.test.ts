@@ -107,7 +107,7 @@ t.test('a body of the wrong shape answers 400 BIND_ERROR', async (t) => {
     t.equal(response.json().status, 'fail', name)
     t.equal(response.json().data.code, 'BIND_ERROR', name)
   }
-  t.same(cases[6]?.[1].json().data.errors, [{ field: 'body.after', message: 'must match format "date-time"' }], 'the bad field is named')
+  t.same(cases[6]?.[1].json().data.errors, [{ field: 'body.after', message: 'must be string' }], 'the bad field is named')
   t.same(await svc.runtime.queries.exportJobs.list({ organizationId: svc.organizationId, types: ['receivables', 'payments', 'csv-a', 'reports'], offset: 0, limit: 10 }),
     { items: [], total: 0 }, 'no job was created')
 })

@@ -45,10 +45,9 @@ t.test('money is never a JSON number anywhere on the wire: every amount is a dec
   await record('/v1/products', undefined)
   await record('/v1/custom-products')
   await record('/v1/credit-lines')
-  for (const key of ['consumo', 'capital-trabajo', 'dolares']) {
-    await record(`/v1/credit-lines/${demo.ids[`creditLine.${key}`]}`)
-    await record(`/v1/products/${demo.ids[`creditLine.${key}`]}`)
-  }
+  for (const key of ['consumo', 'capital-trabajo', 'dolares']) await record(`/v1/credit-lines/${demo.ids[`creditLine.${key}`]}`)
+  // The public product shape exists for active lines only ('dolares' is inactive).
+  for (const key of ['consumo', 'capital-trabajo']) await record(`/v1/products/${demo.ids[`creditLine.${key}`]}`, undefined)
   const credits = (await record('/v1/credits?limit=100')).data as Array<{ ID: string }>
   for (const { ID } of credits) {
     const credit = (await record(`/v1/credits/${ID}`)).data.credit
