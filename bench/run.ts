@@ -1,9 +1,13 @@
 import path from 'node:path'
 import { appendBench } from './append.js'
+import { ordersBench, productsBench, taxesBench } from './http.js'
 import { table, writeResults, type BenchResult } from './lib/report.js'
 
 /** Every benchmark: `npm run bench` runs all, `npm run bench -- <name>` one. */
 const benchmarks: Record<string, () => Promise<BenchResult[]>> = {
+  products: productsBench,
+  taxes: taxesBench,
+  orders: ordersBench,
   append: appendBench,
 }
 

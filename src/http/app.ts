@@ -30,8 +30,9 @@ export const buildApp = async (services: Services): Promise<FastifyInstance> => 
   app.addSchema(FailEnvelope)
   app.addSchema(ErrorEnvelope)
   registerErrorHandling(app)
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    done()
   })
   // Long-lived streams (SSE) end when the server starts closing, so in-flight requests can drain.
   app.addHook('preClose', async () => services.hub.close())

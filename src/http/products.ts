@@ -5,6 +5,7 @@ import type { Services } from '../services.js'
 import { notFound } from '../shared/errors.js'
 import { organizationOf } from './context.js'
 import { Jurisdiction, PositiveDecimal } from './creditLines.js'
+import { documentResponses } from './responseCache.js'
 import { failures, OrganizationHeaders, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 
 const Groups = Type.Array(Type.Array(Type.String()))
@@ -41,7 +42,7 @@ const CustomProduct = Type.Object({
 }, { title: 'ProductCustom' })
 
 /** ProductDTO, the most complete shape: adds configuration data, nested groups, jurisdiction and timestamps. */
-const ProductDTO = Type.Object({
+export const ProductDTO = Type.Object({
   ...common,
   principalDefault: PositiveDecimal,
   timeDefault: months('default term'),
@@ -95,6 +96,7 @@ const ListQuery = Type.Object({
 /** The marketplace: the three product shapes of credit lines. */
 export const productRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { queries } = services
+  const productResponse = documentResponses<CreditLineDoc>()
 
   app.get('/products', {
     config: { auth: 'public' },
@@ -144,9 +146,9 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       params: Type.Object({ productid: Uuid }),
       response: { 200: Type.Object({ data: Type.Object({ product: ProductDTO }) }), ...failures(404) },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const doc = await queries.creditLines.get(request.params.productid)
     if (doc === null || !doc.active) throw notFound('product', request.params.productid)
-    return { data: { product: productView(doc) } }
+    return productResponse(reply, doc, (line) => ({ data: { product: productView(line) } }))
   })
 }

@@ -15,7 +15,7 @@ const AppliesTo = Type.Array(Type.Enum(taxBases), { minItems: 1, uniqueItems: tr
 const Percentage = Type.Number({ minimum: 0, maximum: 100, description: 'between 0 and 100, up to 4 decimal places' })
 const MinimumAmount = Type.Number({ minimum: 0, description: 'smallest base the tax applies to, up to 4 decimal places' })
 
-const Tax = Type.Object({
+export const Tax = Type.Object({
   id: Uuid,
   name: Type.String(),
   description: Type.String(),

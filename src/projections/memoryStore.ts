@@ -1,5 +1,6 @@
-import { Query, find } from 'mingo'
-import { specOf, type CollectionSpec, type Filter, type FindOptions, type ReadCollection, type ReadDocument, type ReadStore } from './readStore.js'
+import { LRUCache } from 'lru-cache'
+import { Query } from 'mingo'
+import { specOf, type CollectionSpec, type Filter, type FindOptions, type ReadCollection, type ReadDocument, type ReadStore, type Sort } from './readStore.js'
 
 const deepFreeze = <T>(value: T): T => {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -9,20 +10,73 @@ const deepFreeze = <T>(value: T): T => {
   return value
 }
 
-/**
- * mingo evaluates the MongoDB query language over plain objects; read-model
- * documents are plain JSON objects, only their TypeScript interfaces lack an
- * index signature.
- */
-const matcher = (filter: Filter): ((doc: ReadDocument) => boolean) => {
-  const query = new Query(filter)
-  return (doc) => query.test(doc as unknown as Record<string, unknown>)
-}
-
 type Key = string | number | boolean
 
 const isKey = (value: unknown): value is Key =>
   typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+
+/**
+ * mingo evaluates the MongoDB query language over plain objects; read-model
+ * documents are plain JSON objects, only their TypeScript interfaces lack an
+ * index signature. Compiling a mingo query copies its operator tables, so
+ * compiled queries are kept (most requests repeat the same filter).
+ */
+const compiledQueries = new LRUCache<string, Query>({ max: 2000 })
+
+const mingoQuery = (filter: Filter): Query => {
+  const key = JSON.stringify(filter)
+  let query = compiledQueries.get(key)
+  if (query === undefined) {
+    query = new Query(filter)
+    compiledQueries.set(key, query)
+  }
+  return query
+}
+
+/** The value at a dotted path, or `traversesArray` when the path crosses an array (MongoDB then matches per element). */
+const plainValueAt = (doc: object, parts: readonly string[]): unknown => {
+  let current: unknown = doc
+  for (const [index, part] of parts.entries()) {
+    if (current === null || typeof current !== 'object') return undefined
+    if (Array.isArray(current) && index > 0) return traversesArray
+    current = Reflect.get(current, part)
+  }
+  return current
+}
+const traversesArray = Symbol('traversesArray')
+
+/**
+ * `{field: value, …}` with string, number or boolean values: MongoDB matches a
+ * document whose field equals the value or is an array containing it. Anything
+ * else (operators, null, objects, paths through arrays) goes to mingo.
+ */
+const equalityMatcher = (filter: Filter): ((doc: ReadDocument) => boolean | typeof traversesArray) | null => {
+  const terms = Object.entries(filter)
+  if (!terms.every(([field, value]) => !field.startsWith('$') && isKey(value))) return null
+  const parsed = terms.map(([field, value]) => [field.split('.'), value] as const)
+  return (doc) => {
+    for (const [parts, expected] of parsed) {
+      const actual = plainValueAt(doc, parts)
+      if (actual === traversesArray) return traversesArray
+      if (actual !== expected && !(Array.isArray(actual) && actual.includes(expected))) return false
+    }
+    return true
+  }
+}
+
+const matcher = (filter: Filter): ((doc: ReadDocument) => boolean) => {
+  const equality = equalityMatcher(filter)
+  const query = () => mingoQuery(filter)
+  if (equality === null) {
+    const compiled = query()
+    return (doc) => compiled.test(doc as unknown as Record<string, unknown>)
+  }
+  return (doc) => {
+    const matched = equality(doc)
+    return matched === traversesArray ? query().test(doc as unknown as Record<string, unknown>) : matched
+  }
+}
+
 
 const valueAt = (doc: object, field: string): unknown => {
   let current: unknown = doc
@@ -31,6 +85,42 @@ const valueAt = (doc: object, field: string): unknown => {
     current = Reflect.get(current, part)
   }
   return current
+}
+
+/** MongoDB's order between missing/null, numbers, strings and booleans (BSON type order, then value). */
+const rank = (value: unknown): number => {
+  if (value === undefined || value === null) return 1
+  if (typeof value === 'number') return 2
+  if (typeof value === 'string') return 3
+  return 8
+}
+
+const comparePrimitives = (a: unknown, b: unknown): number => {
+  const byType = rank(a) - rank(b)
+  if (byType !== 0) return byType
+  if (typeof a === 'number' && typeof b === 'number') return a - b
+  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0
+  if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b)
+  return 0
+}
+
+/** Sorts when every sort key of every document is a primitive (or missing); null means "ask mingo". */
+const sortPrimitive = <T extends ReadDocument>(docs: T[], sort: Sort): T[] | null => {
+  const keys = Object.entries(sort).map(([field, direction]) => [field.split('.'), direction] as const)
+  const rows: Array<{ doc: T; values: unknown[] }> = []
+  for (const doc of docs) {
+    const values = keys.map(([parts]) => plainValueAt(doc, parts))
+    if (values.some((v) => v === traversesArray || (v !== null && typeof v === 'object'))) return null
+    rows.push({ doc, values })
+  }
+  rows.sort((x, y) => {
+    for (const [index, [, direction]] of keys.entries()) {
+      const order = comparePrimitives(x.values[index], y.values[index])
+      if (order !== 0) return order * direction
+    }
+    return 0
+  })
+  return rows.map((row) => row.doc)
 }
 
 /** Equality index on one field: value → ids. */
@@ -124,8 +214,19 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   }
 
   private select(filter: Filter, options: FindOptions): T[] {
-    let cursor = find<T>([...this.candidates(filter)], filter)
-    if (options.sort !== undefined) cursor = cursor.sort(options.sort)
+    const matches = matcher(filter)
+    const found = [...this.candidates(filter)].filter(matches)
+    if (options.sort === undefined) {
+      const from = options.skip ?? 0
+      return found.slice(from, options.limit === undefined ? undefined : from + options.limit)
+    }
+    const sorted = sortPrimitive(found, options.sort)
+    if (sorted !== null) {
+      const from = options.skip ?? 0
+      return sorted.slice(from, options.limit === undefined ? undefined : from + options.limit)
+    }
+    let cursor = mingoQuery({}).find<T>(found)
+    cursor = cursor.sort(options.sort)
     if (options.skip !== undefined) cursor = cursor.skip(options.skip)
     if (options.limit !== undefined) cursor = cursor.limit(options.limit)
     return cursor.all()

@@ -62,6 +62,19 @@ export const readStoreContract = (t: Test, open: () => Promise<ReadStore>) => {
     t.equal(await loans.findOne({ organizationId: 'org-z' }), null)
   })
 
+  t.test('equality filters follow MongoDB: arrays contain, dotted paths cross arrays of objects, booleans and nested fields', async (t) => {
+    const store = await open()
+    const orders = store.collection<{ _id: string; active: boolean; lines: Array<{ sku: string }>; debtor: { city: string } }>(spec())
+    await orders.put({ _id: 'a', active: true, lines: [{ sku: 'x' }, { sku: 'y' }], debtor: { city: 'Medellín' } })
+    await orders.put({ _id: 'b', active: false, lines: [{ sku: 'z' }], debtor: { city: 'Cali' } })
+    const ids = async (filter: Record<string, unknown>) => (await orders.find(filter, { sort: { _id: 1 } })).map((d) => d._id)
+    t.same(await ids({ 'lines.sku': 'y' }), ['a'], 'a path through an array of objects')
+    t.same(await ids({ active: false }), ['b'])
+    t.same(await ids({ 'debtor.city': 'Cali', active: false }), ['b'])
+    t.same(await ids({ 'debtor.city': 'Cali', active: true }), [])
+    t.equal(await orders.count({ 'lines.sku': 'z' }), 1)
+  })
+
   t.test('streams matching documents without building an array', async (t) => {
     const store = await open()
     const loans = store.collection<Loan>(spec())

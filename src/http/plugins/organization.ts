@@ -5,6 +5,7 @@ import type { Services } from '../../services.js'
 import { AppError } from '../../shared/errors.js'
 import { allPermissions, isPermission, type Permission } from '../../shared/permissions.js'
 import type { OrganizationContext, OrganizationSource, Principal } from '../context.js'
+import { toHookList } from './auth.js'
 
 const headerValue = (request: FastifyRequest, name: string): string | undefined => {
   const value = request.headers[name]
@@ -90,7 +91,7 @@ export const organizationPlugin = fp(async (app: FastifyInstance, options: { ser
   const { queries } = options.services
   app.decorateRequest('organization', null)
 
-  app.addHook('preHandler', async (request) => {
+  const resolve = async (request: FastifyRequest): Promise<void> => {
     const { organization: source, permissions: required = [] } = request.routeOptions.config
     if (source === undefined) return
     const principal = request.principal
@@ -100,5 +101,11 @@ export const organizationPlugin = fp(async (app: FastifyInstance, options: { ser
     const context = await organizationAccess(queries, principal, organizationId)
     request.organization = context
     requirePermissions(context, required)
+  }
+
+  // Attached only to routes that act in an organization, when they are declared.
+  app.addHook('onRoute', (route) => {
+    if (route.config?.organization === undefined) return
+    route.preHandler = [resolve, ...toHookList(route.preHandler)]
   })
 })
