@@ -7,7 +7,7 @@ import { newId } from '../src/shared/ids.js'
 import { Type } from 'typebox'
 import { apiClient } from './lib/api.js'
 import { startBareServer } from './lib/bare.js'
-import { load, type LoadOptions } from './lib/load.js'
+import { compare, load, type LoadOptions } from './lib/load.js'
 import type { BenchResult } from './lib/report.js'
 import { scratchDir } from './lib/scratch.js'
 import { startServer } from './lib/server.js'
@@ -16,7 +16,8 @@ const rounds = Number(process.env['BENCH_ROUNDS'] ?? 3)
 const duration = Number(process.env['BENCH_SECONDS'] ?? 10)
 const warmup = Number(process.env['BENCH_WARMUP'] ?? 3)
 
-const measure = (options: Omit<LoadOptions, 'rounds' | 'duration' | 'warmup'>) => load({ ...options, rounds, duration, warmup })
+const settings = (options: Omit<LoadOptions, 'rounds' | 'duration' | 'warmup'>): LoadOptions => ({ ...options, rounds, duration, warmup })
+const measure = (options: Omit<LoadOptions, 'rounds' | 'duration' | 'warmup'>) => load(settings(options))
 
 /** GET /v1/products/{id}: a public read from a projection, against a bare fastify route with the same JSON and schema. */
 export const productsBench = async (): Promise<BenchResult[]> => {
@@ -30,8 +31,7 @@ export const productsBench = async (): Promise<BenchResult[]> => {
     if (!Value.Check(schema, body)) throw new Error('the product answer does not match its schema')
     const bare = await startBareServer({ path: '/product', body, schema })
     try {
-      const base = await measure({ url: `${bare.url}/product`, connections: 50 })
-      const ours = await measure({ url, connections: 50 })
+      const { baseline: base, service: ours } = await compare(settings({ url: `${bare.url}/product`, connections: 50 }), settings({ url, connections: 50 }))
       const ratio = ours.requestsPerSecond / base.requestsPerSecond
       return [{
         name: 'GET /v1/products/{id}', what: 'public read from a projection, 50 connections',
@@ -63,8 +63,7 @@ export const taxesBench = async (): Promise<BenchResult[]> => {
     if (!Value.Check(schema, body)) throw new Error('the taxes answer does not match its schema')
     const bare = await startBareServer({ path: '/taxes', body, schema })
     try {
-      const base = await measure({ url: `${bare.url}/taxes`, connections: 50 })
-      const ours = await measure({ url, connections: 50, headers })
+      const { baseline: base, service: ours } = await compare(settings({ url: `${bare.url}/taxes`, connections: 50 }), settings({ url, connections: 50, headers }))
       const ratio = ours.requestsPerSecond / base.requestsPerSecond
       return [{
         name: 'GET /v1/taxes (Bearer)', what: 'JWT verification + organization context + projection query, 50 connections',

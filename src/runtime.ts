@@ -76,7 +76,7 @@ export const createRuntime = async (config: Config, options: RuntimeOptions = {}
   const logger = options.logger ?? pino({ level: config.logLevel })
   const eventStore = openEventStore(config)
   const { readStore, files, checkpoints } = await openReadSide(config)
-  const commands = new CommandHandler({ eventStore, clock, maxRetries: config.commandRetries })
+  const commands = new CommandHandler({ eventStore, clock, maxRetries: config.commandRetries, cacheSize: config.commandStateCache })
   const hub = new LiveHub()
   const notifier = openNotifier(config, logger)
   const projections = new ProjectionRunner(eventStore, readStore, allProjections, {

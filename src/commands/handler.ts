@@ -4,6 +4,7 @@ import { WrongExpectedRevisionError, type EventStore } from '../events/store.js'
 import type { EventMetadata, ExpectedRevision, NewEvent } from '../events/types.js'
 import type { Clock } from '../shared/clock.js'
 import { AppError } from '../shared/errors.js'
+import { LRUCache } from 'lru-cache'
 import { newId } from '../shared/ids.js'
 import type { Aggregate } from './decider.js'
 
@@ -28,7 +29,25 @@ export interface CommandResult<E extends DomainEvent, S> {
 export interface LoadedAggregate<S> {
   state: S
   revision: number | 'no_stream'
+  /** Global position of the stream's last event (0 for no stream). */
+  position: number
+  /** The stream's events, only when asked for (`withEvents`) or when loading `asOf`. */
   events: RecordedEvent[]
+}
+
+interface CachedState {
+  aggregate: object
+  state: unknown
+  revision: number
+  position: number
+}
+
+const deepFreeze = <T>(value: T): T => {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const child of Object.values(value)) deepFreeze(child)
+  }
+  return value
 }
 
 const belongsTo = <E extends DomainEvent>(aggregate: { eventTypes: ReadonlyArray<E['type']> }, event: RecordedEvent): event is RecordedEvent & E =>
@@ -38,6 +57,8 @@ export interface CommandHandlerDeps {
   eventStore: EventStore
   clock: Clock
   maxRetries: number
+  /** Folded states kept in memory (0 disables the cache). */
+  cacheSize?: number
 }
 
 /**
@@ -46,24 +67,47 @@ export interface CommandHandlerDeps {
  * a bounded number of times, then answer 409.
  */
 export class CommandHandler {
-  constructor(private readonly deps: CommandHandlerDeps) {}
+  /**
+   * Folded states by stream. A load still asks the store for events after the
+   * cached revision, so writes by other processes are seen; and a state that
+   * is stale anyway can never be appended from, since the expected revision
+   * would not match and the retry reloads. States are frozen: shared, never edited.
+   */
+  private readonly states: LRUCache<string, CachedState> | null
+
+  constructor(private readonly deps: CommandHandlerDeps) {
+    const size = deps.cacheSize ?? 10_000
+    this.states = size > 0 ? new LRUCache<string, CachedState>({ max: size }) : null
+  }
 
   async load<C, E extends DomainEvent, S>(
     aggregate: Aggregate<C, E, S>,
     id: string,
-    options: { asOf?: Date } = {},
+    options: { asOf?: Date; withEvents?: boolean } = {},
   ): Promise<LoadedAggregate<S>> {
     const streamId = `${aggregate.streamType}-${id}`
-    let state = aggregate.initialState()
-    let revision: number | 'no_stream' = 'no_stream'
+    const full = options.asOf !== undefined || options.withEvents === true
+    const cached = full ? undefined : this.states?.get(streamId)
+    const fromCache = cached !== undefined && cached.aggregate === aggregate
+    // The cached state was folded by this very aggregate, so it has its state type.
+    let state = fromCache ? (cached.state as S) : aggregate.initialState()
+    let revision: number | 'no_stream' = fromCache ? cached.revision : 'no_stream'
+    let position = fromCache ? cached.position : 0
     const events: RecordedEvent[] = []
-    for await (const event of this.deps.eventStore.readStream(streamId)) {
+    const from = typeof revision === 'number' ? { fromRevision: revision + 1 } : {}
+    for await (const event of this.deps.eventStore.readStream(streamId, from)) {
       if (options.asOf !== undefined && new Date(event.metadata.occurredAt) > options.asOf) break
       revision = event.revision
-      events.push(event)
+      position = event.position
+      if (full) events.push(event)
       if (belongsTo(aggregate, event)) state = aggregate.evolve(state, event)
     }
-    return { state, revision, events }
+    if (!full && typeof revision === 'number') this.remember(streamId, aggregate, state, revision, position)
+    return { state, revision, position, events }
+  }
+
+  private remember(streamId: string, aggregate: object, state: unknown, revision: number, position: number): void {
+    this.states?.set(streamId, { aggregate, state: deepFreeze(state), revision, position })
   }
 
   async execute<C, E extends DomainEvent, S>(
@@ -81,6 +125,7 @@ export class CommandHandler {
       try {
         const result = await this.deps.eventStore.append(streamId, events.map((e) => this.toNewEvent(e, context)), expected)
         const next = events.reduce((s, e) => aggregate.evolve(s, e), state)
+        this.remember(streamId, aggregate, next, result.revision, result.position)
         return { events, state: next, revision: result.revision, position: result.position }
       } catch (error) {
         if (!(error instanceof WrongExpectedRevisionError)) throw error

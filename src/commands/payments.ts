@@ -99,8 +99,7 @@ export const createPaymentOrder = async (
   const orderId = key === '' ? newId() : keyedOrderId(creditId, key)
   const earlier = async () => {
     const existing = await commands.load(paymentOrderAggregate, orderId)
-    const last = existing.events[existing.events.length - 1]
-    return last === undefined ? null : existingOrder(existing.state, organizationId, requestHash, key, last.position)
+    return existing.revision === 'no_stream' ? null : existingOrder(existing.state, organizationId, requestHash, key, existing.position)
   }
   const before = key === '' ? null : await earlier()
   if (before !== null) return before

@@ -97,7 +97,7 @@ const pay = async (
       : { type: 'RejectPaymentOrder', reason: 'Soporte de pago ilegible', actorId: input.approver, now: input.now }, context)
   }
   // The demo runs with the process managers stopped, so it applies approvals itself (idempotently, as they would).
-  const { events } = await commands.load(paymentOrderAggregate, orderId)
+  const { events } = await commands.load(paymentOrderAggregate, orderId, { withEvents: true })
   for (const event of events) if (event.type === 'PaymentOrderApproved') await applyApprovedPayment(commands, event.data, { ...context, causationId: event.id })
 }
 

@@ -1,23 +1,13 @@
-import Database from 'better-sqlite3'
-import fs from 'node:fs'
-import path from 'node:path'
+import type Database from 'better-sqlite3'
+import { Worker } from 'node:worker_threads'
 import { Subject } from 'rxjs'
 import { subscriptionToObservable } from './observable.js'
 import { toRecorded, type StoredEvent } from './serialization.js'
+import { openEventDatabase, type EventRow } from './sqliteSchema.js'
+import { SqliteWriter, type WriteOutcome, type WriteRequest } from './sqliteWriter.js'
 import { WrongExpectedRevisionError, type EventStore, type EventSubscription } from './store.js'
 import type { RecordedEvent } from './catalogue.js'
 import type { AppendResult, EventMetadata, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions } from './types.js'
-
-interface Row {
-  position: number
-  stream_id: string
-  revision: number
-  id: string
-  type: string
-  data: string
-  metadata: string
-  recorded_at: string
-}
 
 interface PendingAppend {
   streamId: string
@@ -30,6 +20,66 @@ interface PendingAppend {
 /** Most appends committed together in one transaction (one fsync). */
 const MAX_GROUP = 256
 
+/** Where a group of appends is committed: in this thread, or in the writer thread. */
+interface WriterChannel {
+  commit(group: WriteRequest[]): Promise<WriteOutcome[]>
+  close(): Promise<void>
+}
+
+class InlineWriter implements WriterChannel {
+  private readonly writer: SqliteWriter
+  constructor(db: Database.Database) {
+    this.writer = new SqliteWriter(db)
+  }
+  async commit(group: WriteRequest[]): Promise<WriteOutcome[]> {
+    return this.writer.commit(group)
+  }
+  async close(): Promise<void> {}
+}
+
+/** The writer thread: commits (and their fsync) happen off the event loop. */
+class WorkerWriter implements WriterChannel {
+  private readonly worker: Worker
+  private readonly waiting = new Map<number, { resolve(outcomes: WriteOutcome[]): void; reject(error: Error): void }>()
+  private nextId = 0
+  private failure: Error | null = null
+
+  constructor(file: string, synchronous: 'FULL' | 'NORMAL') {
+    this.worker = new Worker(new URL('./sqliteWriterWorker.mjs', import.meta.url), { workerData: { file, synchronous } })
+    this.worker.on('message', (message: { id: number; outcomes?: WriteOutcome[]; error?: string }) => {
+      const waiter = this.waiting.get(message.id)
+      if (waiter === undefined) return
+      this.waiting.delete(message.id)
+      if (message.outcomes !== undefined) waiter.resolve(message.outcomes)
+      else waiter.reject(new Error(message.error ?? 'append failed'))
+    })
+    this.worker.on('error', (error) => this.fail(error))
+    this.worker.on('exit', (code) => this.fail(new Error(`event store writer exited (${code})`)))
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error
+    for (const waiter of this.waiting.values()) waiter.reject(error)
+    this.waiting.clear()
+  }
+
+  commit(group: WriteRequest[]): Promise<WriteOutcome[]> {
+    if (this.failure !== null) return Promise.reject(this.failure)
+    const id = this.nextId++
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject })
+      this.worker.postMessage({ id, group })
+    })
+  }
+
+  async close(): Promise<void> {
+    if (this.failure !== null) return
+    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()))
+    this.worker.postMessage({ close: true })
+    await exited
+  }
+}
+
 export interface SqliteEventStoreOptions {
   /** File path, or ':memory:'. */
   file: string
@@ -37,11 +87,13 @@ export interface SqliteEventStoreOptions {
   /** How often a waiting subscription looks for events appended by another process. */
   pollIntervalMs?: number
   pageSize?: number
+  /** Commit in a worker thread (default for files) or in this thread (always for ':memory:'). */
+  writer?: 'worker' | 'inline'
 }
 
 const parseMetadata = (text: string): EventMetadata => JSON.parse(text)
 
-const toStored = (row: Row): StoredEvent => ({
+const toStored = (row: EventRow): StoredEvent => ({
   id: row.id,
   streamId: row.stream_id,
   revision: row.revision,
@@ -52,78 +104,61 @@ const toStored = (row: Row): StoredEvent => ({
   recordedAt: row.recorded_at,
 })
 
+const toRequest = (item: PendingAppend): WriteRequest => ({
+  streamId: item.streamId,
+  expected: item.expected,
+  events: item.events.map((e) => ({
+    id: e.id, type: e.type, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata), recordedAt: e.metadata.occurredAt,
+  })),
+})
+
 /**
  * The embedded event store: one SQLite table in WAL mode whose rowid is the
  * global position. Expected-revision checks and the append run in one
  * immediate transaction, so concurrent writers (other processes included) are
  * serialized by SQLite and a conflict is reported exactly as EventStoreDB does.
  *
- * Group commit: appends that arrive in the same event-loop turn share one
- * transaction, and so one fsync; each runs in its own savepoint, so a refused
- * append changes nothing and never affects the others. Every caller is
- * answered after the shared commit, so an acknowledged append is durable.
+ * Group commit: appends wait while the previous group commits, then go
+ * together in one transaction, and so one fsync; each runs in its own
+ * savepoint, so a refused append changes nothing and never affects the
+ * others. Commits run in a writer thread, so the fsync never blocks the event
+ * loop. Every caller is answered after its commit: an acknowledged append is
+ * durable.
  */
 export class SqliteEventStore implements EventStore {
   readonly kind = 'sqlite' as const
   private readonly db: Database.Database
+  private readonly writer: WriterChannel
   private readonly appended = new Subject<number>()
   private readonly pollIntervalMs: number
   private readonly pageSize: number
   private readonly openSubscriptions = new Set<() => void>()
   private closed = false
   private readonly statements
-  private readonly appendOne: Database.Transaction<(streamId: string, events: NewEvent[], expected: ExpectedRevision) => AppendResult>
-  private readonly appendGroup: Database.Transaction<(group: PendingAppend[]) => Array<AppendResult | { error: unknown }>>
   private pending: PendingAppend[] = []
-  private flushScheduled = false
+  private flushing: Promise<void> | null = null
 
   constructor(options: SqliteEventStoreOptions) {
-    if (options.file !== ':memory:') fs.mkdirSync(path.dirname(options.file), { recursive: true })
-    this.db = new Database(options.file)
-    this.db.pragma('journal_mode = WAL')
-    this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`)
-    this.db.pragma('busy_timeout = 5000')
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS events (
-        position INTEGER PRIMARY KEY,
-        stream_id TEXT NOT NULL,
-        revision INTEGER NOT NULL,
-        id TEXT NOT NULL UNIQUE,
-        type TEXT NOT NULL,
-        data TEXT NOT NULL,
-        metadata TEXT NOT NULL,
-        recorded_at TEXT NOT NULL,
-        UNIQUE (stream_id, revision)
-      )`)
+    const synchronous = options.synchronous ?? 'FULL'
+    this.db = openEventDatabase(options.file, synchronous)
+    this.writer = options.file === ':memory:' || options.writer === 'inline'
+      ? new InlineWriter(this.db)
+      : new WorkerWriter(options.file, synchronous)
     this.pollIntervalMs = options.pollIntervalMs ?? 200
     this.pageSize = options.pageSize ?? 1000
     this.statements = {
       streamRevision: this.db.prepare<[string], { revision: number }>(
         'SELECT revision FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1'),
-      byId: this.db.prepare<[string], Row>('SELECT * FROM events WHERE id = ?'),
-      insert: this.db.prepare<[string, number, string, string, string, string, string]>(
-        'INSERT INTO events (stream_id, revision, id, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
-      streamForwards: this.db.prepare<[string, number, number], Row>(
+      streamForwards: this.db.prepare<[string, number, number], EventRow>(
         'SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?'),
-      streamBackwards: this.db.prepare<[string, number, number], Row>(
+      streamBackwards: this.db.prepare<[string, number, number], EventRow>(
         'SELECT * FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?'),
-      allForwards: this.db.prepare<[number, number], Row>(
+      allForwards: this.db.prepare<[number, number], EventRow>(
         'SELECT * FROM events WHERE position > ? ORDER BY position ASC LIMIT ?'),
-      allBackwards: this.db.prepare<[number, number], Row>(
+      allBackwards: this.db.prepare<[number, number], EventRow>(
         'SELECT * FROM events WHERE position < ? ORDER BY position DESC LIMIT ?'),
       head: this.db.prepare<[], { head: number | null }>('SELECT MAX(position) AS head FROM events'),
     }
-    // Nested inside appendGroup, better-sqlite3 runs this as a savepoint.
-    this.appendOne = this.db.transaction((streamId: string, events: NewEvent[], expected: ExpectedRevision) =>
-      this.appendInTransaction(streamId, events, expected))
-    this.appendGroup = this.db.transaction((group: PendingAppend[]) =>
-      group.map((item) => {
-        try {
-          return this.appendOne(item.streamId, item.events, item.expected)
-        } catch (error) {
-          return { error }
-        }
-      }))
   }
 
   async append(streamId: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
@@ -131,79 +166,38 @@ export class SqliteEventStore implements EventStore {
     if (events.length === 0) throw new Error('append needs at least one event')
     return new Promise<AppendResult>((resolve, reject) => {
       this.pending.push({ streamId, events, expected: expectedRevision, resolve, reject })
-      if (!this.flushScheduled) {
-        this.flushScheduled = true
-        setImmediate(() => this.flush())
-      }
+      // Appends made in this event-loop turn join the group; later ones wait for the commit in progress.
+      this.flushing ??= new Promise<void>((done) => setImmediate(done)).then(() => this.flush())
     })
   }
 
-  private flush(): void {
-    this.flushScheduled = false
-    while (this.pending.length > 0) {
-      const group = this.pending.splice(0, MAX_GROUP)
-      if (this.closed) {
-        for (const item of group) item.reject(new Error('event store is closed'))
-        continue
-      }
-      let outcomes: Array<AppendResult | { error: unknown }>
-      try {
-        outcomes = this.appendGroup.immediate(group)
-      } catch (error) {
-        for (const item of group) item.reject(error)
-        continue
-      }
-      let head = 0
-      for (const [index, item] of group.entries()) {
-        const outcome = outcomes[index]
-        if (outcome === undefined || 'error' in outcome) {
-          item.reject(outcome?.error ?? new Error('append lost'))
-        } else {
-          head = Math.max(head, outcome.position)
-          item.resolve(outcome)
+  private async flush(): Promise<void> {
+    try {
+      while (this.pending.length > 0) {
+        const group = this.pending.splice(0, MAX_GROUP)
+        let outcomes: WriteOutcome[]
+        try {
+          outcomes = await this.writer.commit(group.map(toRequest))
+        } catch (error) {
+          for (const item of group) item.reject(error)
+          continue
         }
+        let head = 0
+        for (const [index, item] of group.entries()) {
+          const outcome = outcomes[index]
+          if (outcome === undefined) item.reject(new Error('append lost'))
+          else if ('ok' in outcome) {
+            head = Math.max(head, outcome.ok.position)
+            item.resolve(outcome.ok)
+          } else if ('wrongExpected' in outcome) {
+            item.reject(new WrongExpectedRevisionError(item.streamId, outcome.wrongExpected.expected, outcome.wrongExpected.actual))
+          } else item.reject(new Error(outcome.failed))
+        }
+        if (head > 0) this.appended.next(head)
       }
-      if (head > 0) this.appended.next(head)
+    } finally {
+      this.flushing = null
     }
-  }
-
-  private appendInTransaction(streamId: string, events: NewEvent[], expected: ExpectedRevision): AppendResult {
-    const current = this.statements.streamRevision.get(streamId)?.revision
-    const repeated = this.repeatedAppend(streamId, events)
-    if (repeated !== undefined) return repeated
-    const actual: number | 'no_stream' = current ?? 'no_stream'
-    const ok =
-      expected === 'any' ||
-      (expected === 'no_stream' && current === undefined) ||
-      (expected === 'stream_exists' && current !== undefined) ||
-      (typeof expected === 'number' && current === expected)
-    if (!ok) throw new WrongExpectedRevisionError(streamId, expected, actual)
-    let revision = current ?? -1
-    let position = 0
-    for (const event of events) {
-      revision += 1
-      const info = this.statements.insert.run(
-        streamId, revision, event.id, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata), event.metadata.occurredAt)
-      position = Number(info.lastInsertRowid)
-    }
-    return { revision, position }
-  }
-
-  /** EventStoreDB treats a re-sent append (same event ids, same stream) as done; so does this store. */
-  private repeatedAppend(streamId: string, events: NewEvent[]): AppendResult | undefined {
-    const first = events[0]
-    if (first === undefined) return undefined
-    const existing = this.statements.byId.get(first.id)
-    if (existing === undefined) return undefined
-    let last: Row = existing
-    for (const [index, event] of events.entries()) {
-      const row = this.statements.byId.get(event.id)
-      if (row === undefined || row.stream_id !== streamId || row.revision !== existing.revision + index) {
-        throw new WrongExpectedRevisionError(streamId, 'no_stream', existing.revision)
-      }
-      last = row
-    }
-    return { revision: last.revision, position: last.position }
   }
 
   async *readStream(streamId: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
@@ -241,7 +235,7 @@ export class SqliteEventStore implements EventStore {
     }
   }
 
-  private page(after: number, limit: number, backwards = false): Row[] {
+  private page(after: number, limit: number, backwards = false): EventRow[] {
     return backwards ? this.statements.allBackwards.all(after, limit) : this.statements.allForwards.all(after, limit)
   }
 
@@ -317,9 +311,11 @@ export class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     if (this.closed) return
+    await this.flushing
     this.closed = true
     for (const stop of [...this.openSubscriptions]) stop()
     this.appended.complete()
+    await this.writer.close()
     this.db.close()
   }
 

@@ -3,6 +3,7 @@ import type { EventStore, EventSubscription } from '../events/store.js'
 import type { CheckpointStore } from './checkpoints.js'
 
 export interface ProcessLogger {
+  debug(object: object, message: string): void
   info(object: object, message: string): void
   warn(object: object, message: string): void
   error(object: object, message: string): void

@@ -22,7 +22,10 @@ export class Scheduler<Deps> {
 
   start(): void {
     for (const job of this.jobs) {
-      this.tasks.push(cron.schedule(job.schedule, () => void this.runNow(job.name), { name: job.name, noOverlap: true }))
+      // runNow skips a tick while the previous run is still going; a missed tick is caught up by the next one.
+      const task = cron.schedule(job.schedule, () => void this.runNow(job.name), { name: job.name })
+      task.on('execution:missed', (context) => this.logger.debug({ job: job.name, at: context.date }, 'scheduled run missed; the next run catches up'))
+      this.tasks.push(task)
     }
   }
 

@@ -90,6 +90,7 @@ export const settings = {
   mfaTokenTtl: integer('MFA_TOKEN_TTL', 300, 'Lifetime in seconds of the mfa_token returned by an mfa_required error', 1),
   readYourWritesTimeoutMs: integer('READ_YOUR_WRITES_TIMEOUT_MS', 5000, 'How long a command endpoint waits for projections to reach its write before answering anyway', 0),
   commandRetries: integer('COMMAND_RETRIES', 3, 'Retries of a command after an expected-revision conflict before answering 409', 0),
+  commandStateCache: integer('COMMAND_STATE_CACHE', 10_000, 'Aggregate states kept folded in memory by the command handler (0 disables; the store stays the source of truth)', 0),
   bodyLimit: integer('BODY_LIMIT', 1_048_576, 'Largest JSON or form request body in bytes', 1024),
   cronEnabled: flag('CRON_ENABLED', true, 'Run the node-cron schedules (expiry jobs, snapshots)'),
   processesEnabled: flag('PROCESSES_ENABLED', true, 'Run the process managers (webhooks, exports, payment application)'),
