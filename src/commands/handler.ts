@@ -51,7 +51,8 @@ export class CommandHandler {
   async load<C, E extends DomainEvent, S>(
     aggregate: Aggregate<C, E, S>,
     id: string,
-    options: { asOf?: Date } = {},
+    /** `asOf`: events that occurred by then; `before`: events earlier in the global log than that position (what a past event saw). */
+    options: { asOf?: Date; before?: number } = {},
   ): Promise<LoadedAggregate<S>> {
     const streamId = `${aggregate.streamType}-${id}`
     let state = aggregate.initialState()
@@ -59,6 +60,7 @@ export class CommandHandler {
     const events: RecordedEvent[] = []
     for await (const event of this.deps.eventStore.readStream(streamId)) {
       if (options.asOf !== undefined && new Date(event.metadata.occurredAt) > options.asOf) break
+      if (options.before !== undefined && event.position >= options.before) break
       revision = event.revision
       events.push(event)
       if (belongsTo(aggregate, event)) state = aggregate.evolve(state, event)
