@@ -1,4 +1,5 @@
 import type { CreditEvent, CreditRequested, CreditScored } from '../events/credit.js'
+import type { TaxApplied } from '../events/tax.js'
 import { addMonths, dayOf, frenchSchedule, monthlyRateOf, monthlyRatePercent } from '../shared/amortization.js'
 import { AppError, invalidFields, invalidTransition, type FieldError } from '../shared/errors.js'
 import { deterministicId } from '../shared/ids.js'
@@ -6,6 +7,7 @@ import { allocatePayment, applyAllocations, owedFor, totalOutstanding, type Inst
 import { creditTransitions, type CreditStateName } from '../shared/lending.js'
 import { fitsMinorUnit, money, toMoneyString } from '../shared/money.js'
 import type { Aggregate } from './decider.js'
+import { taxApplications, type TaxRate } from './taxation.js'
 
 export interface CreditBounds {
   principalMin: string
@@ -13,6 +15,14 @@ export interface CreditBounds {
   timeMin: number
   timeMax: number
 }
+
+/** What a credit stream holds: its own events and the taxes applied to its principal at disbursement. */
+export type CreditStreamEvent = CreditEvent | TaxApplied
+
+type Score = Omit<CreditScored['data'], 'creditId' | 'organizationId'>
+
+/** Who approves or rejects a credit on an automatic score's decision (`approvedBy`, `rejectedBy`). */
+export const scoringActor = (scoringModelId: string): string => `scoring-model:${scoringModelId}`
 
 /** What a credit request fixes for the life of the credit, as CreditRequested records it. */
 type CreditTerms = Omit<CreditRequested['data'], 'installments' | 'requestedAt'>
@@ -23,9 +33,14 @@ export type CreditCommand =
   | { type: 'ApproveCredit'; by: string; now: string }
   | { type: 'RejectCredit'; reason: string; by: string; now: string }
   | { type: 'CancelCredit'; reason: string; by: string; now: string }
-  /** `allowedMethods`: the line's disbursement methods (empty: any). */
-  | { type: 'DisburseCredit'; method: string; reference: string; allowedMethods: readonly string[]; by: string; now: string }
-  | { type: 'RecordCreditScore'; scoringModelId: string; score: string; decision: CreditScored['data']['decision']; reasons: string[]; now: string }
+  /**
+   * `allowedMethods`: the line's disbursement methods (empty: any). `taxes`: the
+   * organization's active taxes (read before the command, like `now`); those on
+   * `CREDIT` apply to the principal and are recorded with the disbursement.
+   */
+  | { type: 'DisburseCredit'; method: string; reference: string; allowedMethods: readonly string[]; taxes: readonly TaxRate[]; by: string; now: string }
+  /** An automatic score: recorded once, while the credit is Solicitado; `approve` and `reject` decide the credit in the same append. */
+  | ({ type: 'RecordCreditScore'; now: string } & Omit<Score, 'scoredAt'>)
   | { type: 'ApplyPayment'; orderId: string; installmentId: string; installmentNumber: number; amount: string; collectionCosts: string; now: string }
 
 /** Plain JSON (the credit read model stores it as it is, so the API, `asOf` and the model agree). */
@@ -35,7 +50,9 @@ export interface CreditState extends CreditTerms {
   /** Orders already applied: an approval applied twice changes nothing. */
   appliedOrders: string[]
   unapplied: string
-  score: { scoringModelId: string; score: string; decision: CreditScored['data']['decision']; reasons: string[]; scoredAt: string } | null
+  score: Score | null
+  /** Taxes applied to the principal at disbursement. */
+  taxes: Array<TaxApplied['data']>
   requestedAt: string
   approvedAt: string | null
   approvedBy: string | null
@@ -105,7 +122,7 @@ const decideRequest = (command: Extract<CreditCommand, { type: 'RequestCredit' }
   } }]
 }
 
-const decideDisbursement = (command: Extract<CreditCommand, { type: 'DisburseCredit' }>, state: CreditState): CreditEvent[] => {
+const decideDisbursement = (command: Extract<CreditCommand, { type: 'DisburseCredit' }>, state: CreditState): CreditStreamEvent[] => {
   move(state, 'Desembolsado')
   if (command.allowedMethods.length > 0 && !command.allowedMethods.includes(command.method)) {
     throw invalidFields([{ field: 'body.method', message: `must be one of the line's disbursement methods: ${command.allowedMethods.join(', ')}` }])
@@ -120,7 +137,31 @@ const decideDisbursement = (command: Extract<CreditCommand, { type: 'DisburseCre
     creditId: state.creditId, organizationId: state.organizationId, creditLineId: state.creditLineId, debtorId: state.debtorId,
     principal: state.principal, currency: state.currency, method: command.method, reference: command.reference, firstDueDate: first,
     maturityDate: installments[installments.length - 1]?.dueDate ?? first, installments, disbursedBy: command.by, disbursedAt: command.now,
-  } }]
+  } }, ...taxApplications(command.taxes, { appliesTo: 'CREDIT', subjectId: state.creditId, base: state.principal, currency: state.currency }, command.now)]
+}
+
+const decideScore = (command: Extract<CreditCommand, { type: 'RecordCreditScore' }>, state: CreditState): CreditStreamEvent[] => {
+  requireCredit(state)
+  // Scored once; a credit a person has already decided keeps that decision.
+  if (state.status !== 'Solicitado' || state.score !== null) return []
+  const { type: _type, now, ...score } = command
+  const ids = { creditId: state.creditId, organizationId: state.organizationId }
+  const scored: CreditStreamEvent = { type: 'CreditScored', data: { ...ids, ...score, scoredAt: now } }
+  const by = scoringActor(command.scoringModelId)
+  switch (command.decision) {
+    case 'approve':
+      return [scored, { type: 'CreditApproved', data: { ...ids, approvedBy: by, approvedAt: now } }]
+    case 'reject':
+      return [scored, { type: 'CreditRejected', data: {
+        ...ids, reason: `automatic scoring: score ${command.score} with model version ${command.version} decides reject`, rejectedBy: by, rejectedAt: now,
+      } }]
+    case 'review':
+      return [scored]
+    default: {
+      const _never: never = command.decision
+      return _never
+    }
+  }
 }
 
 const decidePayment = (command: Extract<CreditCommand, { type: 'ApplyPayment' }>, state: CreditState): CreditEvent[] => {
@@ -152,15 +193,15 @@ const decidePayment = (command: Extract<CreditCommand, { type: 'ApplyPayment' }>
 const emptyState = (): CreditState => ({
   status: 'none', creditId: '', organizationId: '', creditLineId: '', creditLineName: '', debtorId: '', principal: '0', term: 0, rate: '0',
   rateType: 'FIXED', monthlyRate: '0', currency: '', installmentAmount: '0', totalInterest: '0', totalAmount: '0', requestedFirstDueDate: null,
-  availableDays: 0, installments: [], appliedOrders: [], unapplied: '0', score: null, requestedAt: '', approvedAt: null, approvedBy: null,
+  availableDays: 0, installments: [], appliedOrders: [], unapplied: '0', score: null, taxes: [], requestedAt: '', approvedAt: null, approvedBy: null,
   rejectedAt: null, rejectionReason: null, cancelledAt: null, cancellationReason: null, disbursedAt: null, disbursementMethod: null,
   disbursementReference: null, firstDueDate: null, maturityDate: null, paidAt: null, updatedAt: '',
 })
 
-export const creditAggregate: Aggregate<CreditCommand, CreditEvent, CreditState> = {
+export const creditAggregate: Aggregate<CreditCommand, CreditStreamEvent, CreditState> = {
   streamType: 'credit',
   eventTypes: ['CreditRequested', 'CreditApproved', 'CreditRejected', 'CreditCancelled', 'CreditDisbursed', 'CreditScored',
-    'CreditPaymentApplied', 'CreditPaid'],
+    'CreditPaymentApplied', 'CreditPaid', 'TaxApplied'],
   initialState: emptyState,
   decide(command, state) {
     switch (command.type) {
@@ -184,13 +225,7 @@ export const creditAggregate: Aggregate<CreditCommand, CreditEvent, CreditState>
       case 'DisburseCredit':
         return decideDisbursement(command, state)
       case 'RecordCreditScore':
-        requireCredit(state)
-        // A score that arrives after the credit was decided changes nothing.
-        if (state.status !== 'Solicitado') return []
-        return [{ type: 'CreditScored', data: {
-          creditId: state.creditId, organizationId: state.organizationId, scoringModelId: command.scoringModelId, score: command.score,
-          decision: command.decision, reasons: command.reasons, scoredAt: command.now,
-        } }]
+        return decideScore(command, state)
       case 'ApplyPayment':
         return decidePayment(command, state)
       default: {
@@ -224,8 +259,8 @@ export const creditAggregate: Aggregate<CreditCommand, CreditEvent, CreditState>
         }
       }
       case 'CreditScored': {
-        const { scoringModelId, score, decision, reasons, scoredAt } = event.data
-        return { ...state, score: { scoringModelId, score, decision, reasons, scoredAt }, updatedAt: scoredAt }
+        const { creditId: _creditId, organizationId: _organizationId, ...score } = event.data
+        return { ...state, score, updatedAt: score.scoredAt }
       }
       case 'CreditPaymentApplied':
         return {
@@ -237,6 +272,8 @@ export const creditAggregate: Aggregate<CreditCommand, CreditEvent, CreditState>
         }
       case 'CreditPaid':
         return { ...state, status: 'Pagado', paidAt: event.data.paidAt, updatedAt: event.data.paidAt }
+      case 'TaxApplied':
+        return { ...state, taxes: [...state.taxes, event.data] }
       default: {
         const _never: never = event
         return _never

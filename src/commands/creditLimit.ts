@@ -1,7 +1,7 @@
-import type { CreditLimitEvent, CreditLimitStatus } from '../events/creditLimit.js'
+import type { CreditLimitEvent, CreditLimitReleased, CreditLimitReserved, CreditLimitStatus } from '../events/creditLimit.js'
 import { AppError, invalidFields, type FieldError } from '../shared/errors.js'
 import { deterministicId } from '../shared/ids.js'
-import { fitsMinorUnit, isCurrencyCode, money } from '../shared/money.js'
+import { fitsMinorUnit, isCurrencyCode, money, toMoneyString } from '../shared/money.js'
 import type { Aggregate } from './decider.js'
 
 /** One limit per creditor, debtor and currency: the id is derived from the three. */
@@ -32,6 +32,16 @@ export type CreditLimitCommand =
   }
   | { type: 'ChangeCreditLimit'; maxAmount?: string; expirationDate?: string; status?: 'active' | 'inactive'; today: string; now: string }
   | { type: 'ExpireCreditLimit'; today: string; now: string }
+  /**
+   * Counts a credit's principal against the limit. With `check`, an active
+   * limit refuses an amount above what is available (CREDIT_LIMIT_EXCEEDED);
+   * without, the exposure is recorded as it is (the money is already out).
+   * A credit is counted once: a second reservation changes nothing.
+   */
+  | (Pick<CreditLimitReserved['data'], 'creditLimitId' | 'organizationId' | 'debtorId' | 'currency' | 'creditId' | 'amount'>
+    & { type: 'ReserveCreditLimit'; check: boolean; today: string; now: string })
+  /** Lowers what is counted for a credit to `remaining` (never raises it). */
+  | (Pick<CreditLimitReleased['data'], 'creditId' | 'remaining' | 'reason'> & { type: 'ReleaseCreditLimit'; now: string })
 
 export interface CreditLimitState {
   status: 'none' | CreditLimitStatus
@@ -41,6 +51,28 @@ export interface CreditLimitState {
   currency: string
   maxAmount: string
   expirationDate: string
+  /** creditId → principal counted against the limit; '0' once released, so a credit is never counted again. */
+  exposures: Record<string, string>
+}
+
+/** Σ of what is counted against the limit. */
+export const usedAmountOf = (state: Pick<CreditLimitState, 'exposures'>) =>
+  Object.values(state.exposures).reduce((sum, amount) => sum.plus(amount), money(0))
+
+/** A limit restricts lending while active and not past its expiration date (UTC), even before the expiry job has run. */
+export const isEnforced = (state: CreditLimitState, today: string): boolean => state.status === 'active' && state.expirationDate >= today
+
+/** The refusal of `amount` by the limit, or null when it fits (or the limit does not restrict). */
+export const limitRefusal = (state: CreditLimitState, amount: string, today: string): AppError | null => {
+  if (!isEnforced(state, today)) return null
+  const used = usedAmountOf(state)
+  const available = money(state.maxAmount).minus(used)
+  if (money(amount).lte(available)) return null
+  const currency = state.currency
+  return new AppError('CREDIT_LIMIT_EXCEEDED', `${toMoneyString(amount, currency)} ${currency} exceeds the ${toMoneyString(available, currency)} ${currency} available on the debtor's credit limit`, {
+    creditLimitId: state.creditLimitId, currency, maxAmount: toMoneyString(state.maxAmount, currency), usedAmount: toMoneyString(used, currency),
+    availableAmount: toMoneyString(available, currency), requestedAmount: toMoneyString(amount, currency),
+  })
 }
 
 const amountProblems = (maxAmount: string, currency: string): FieldError[] => {
@@ -79,8 +111,9 @@ const statusEvents = (state: CreditLimitState, wanted: 'active' | 'inactive' | u
 
 export const creditLimitAggregate: Aggregate<CreditLimitCommand, CreditLimitEvent, CreditLimitState> = {
   streamType: 'creditLimit',
-  eventTypes: ['CreditLimitCreated', 'CreditLimitAmountChanged', 'CreditLimitExpirationChanged', 'CreditLimitActivated', 'CreditLimitDeactivated', 'CreditLimitExpired'],
-  initialState: () => ({ status: 'none', creditLimitId: '', organizationId: '', debtorId: '', currency: '', maxAmount: '0', expirationDate: '' }),
+  eventTypes: ['CreditLimitCreated', 'CreditLimitAmountChanged', 'CreditLimitExpirationChanged', 'CreditLimitActivated', 'CreditLimitDeactivated', 'CreditLimitExpired',
+    'CreditLimitReserved', 'CreditLimitReleased'],
+  initialState: () => ({ status: 'none', creditLimitId: '', organizationId: '', debtorId: '', currency: '', maxAmount: '0', expirationDate: '', exposures: {} }),
   decide(command, state) {
     switch (command.type) {
       case 'CreateCreditLimit': {
@@ -124,6 +157,25 @@ export const creditLimitAggregate: Aggregate<CreditLimitCommand, CreditLimitEven
         return [{ type: 'CreditLimitExpired', data: {
           creditLimitId: state.creditLimitId, organizationId: state.organizationId, expirationDate: state.expirationDate, at: command.now,
         } }]
+      case 'ReserveCreditLimit': {
+        if (state.exposures[command.creditId] !== undefined) return []
+        const refusal = command.check ? limitRefusal(state, command.amount, command.today) : null
+        if (refusal !== null) throw refusal
+        return [{ type: 'CreditLimitReserved', data: {
+          creditLimitId: command.creditLimitId, organizationId: command.organizationId, debtorId: command.debtorId, currency: command.currency,
+          creditId: command.creditId, amount: command.amount, checked: command.check && isEnforced(state, command.today),
+          usedAmount: usedAmountOf(state).plus(command.amount).toFixed(), at: command.now,
+        } }]
+      }
+      case 'ReleaseCreditLimit': {
+        const counted = state.exposures[command.creditId]
+        if (counted === undefined || money(command.remaining).gte(counted)) return []
+        const released = money(counted).minus(command.remaining)
+        return [{ type: 'CreditLimitReleased', data: {
+          creditLimitId: state.creditLimitId, organizationId: state.organizationId, creditId: command.creditId, amount: released.toFixed(),
+          remaining: money(command.remaining).toFixed(), reason: command.reason, usedAmount: usedAmountOf(state).minus(released).toFixed(), at: command.now,
+        } }]
+      }
       default: {
         const _never: never = command
         return _never
@@ -134,7 +186,7 @@ export const creditLimitAggregate: Aggregate<CreditLimitCommand, CreditLimitEven
     switch (event.type) {
       case 'CreditLimitCreated':
         return {
-          status: 'active', creditLimitId: event.data.creditLimitId, organizationId: event.data.organizationId, debtorId: event.data.debtorId,
+          ...state, status: 'active', creditLimitId: event.data.creditLimitId, organizationId: event.data.organizationId, debtorId: event.data.debtorId,
           currency: event.data.currency, maxAmount: event.data.maxAmount, expirationDate: event.data.expirationDate,
         }
       case 'CreditLimitAmountChanged':
@@ -147,6 +199,12 @@ export const creditLimitAggregate: Aggregate<CreditLimitCommand, CreditLimitEven
         return { ...state, status: 'inactive' }
       case 'CreditLimitExpired':
         return { ...state, status: 'expired' }
+      case 'CreditLimitReserved': {
+        const { creditLimitId, organizationId, debtorId, currency, creditId, amount } = event.data
+        return { ...state, creditLimitId, organizationId, debtorId, currency, exposures: { ...state.exposures, [creditId]: amount } }
+      }
+      case 'CreditLimitReleased':
+        return { ...state, exposures: { ...state.exposures, [event.data.creditId]: event.data.remaining } }
       default: {
         const _never: never = event
         return _never

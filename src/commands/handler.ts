@@ -31,8 +31,13 @@ export interface LoadedAggregate<S> {
   revision: number | 'no_stream'
   /** Global position of the stream's last event (0 for no stream). */
   position: number
-  /** The stream's events, only when asked for (`withEvents`) or when loading `asOf`. */
-  events: RecordedEvent[]
+}
+
+export interface LoadOptions {
+  /** Only events that occurred by then. */
+  asOf?: Date
+  /** Only events earlier in the global log than this position (what a past event saw). */
+  before?: number
 }
 
 interface CachedState {
@@ -80,13 +85,18 @@ export class CommandHandler {
     this.states = size > 0 ? new LRUCache<string, CachedState>({ max: size }) : null
   }
 
+  load<C, E extends DomainEvent, S>(
+    aggregate: Aggregate<C, E, S>, id: string, options: LoadOptions & { withEvents: true },
+  ): Promise<LoadedAggregate<S> & { events: RecordedEvent[] }>
+  load<C, E extends DomainEvent, S>(aggregate: Aggregate<C, E, S>, id: string, options?: LoadOptions): Promise<LoadedAggregate<S>>
   async load<C, E extends DomainEvent, S>(
     aggregate: Aggregate<C, E, S>,
     id: string,
-    options: { asOf?: Date; withEvents?: boolean } = {},
-  ): Promise<LoadedAggregate<S>> {
+    options: LoadOptions & { withEvents?: boolean } = {},
+  ): Promise<LoadedAggregate<S> & { events: RecordedEvent[] }> {
     const streamId = `${aggregate.streamType}-${id}`
-    const full = options.asOf !== undefined || options.withEvents === true
+    // A view of the past (asOf, before) or a load that wants the events bypasses the cache of current states.
+    const full = options.asOf !== undefined || options.before !== undefined || options.withEvents === true
     const cached = full ? undefined : this.states?.get(streamId)
     const fromCache = cached !== undefined && cached.aggregate === aggregate
     // The cached state was folded by this very aggregate, so it has its state type.
@@ -97,6 +107,7 @@ export class CommandHandler {
     const from = typeof revision === 'number' ? { fromRevision: revision + 1 } : {}
     for await (const event of this.deps.eventStore.readStream(streamId, from)) {
       if (options.asOf !== undefined && new Date(event.metadata.occurredAt) > options.asOf) break
+      if (options.before !== undefined && event.position >= options.before) break
       revision = event.revision
       position = event.position
       if (full) events.push(event)

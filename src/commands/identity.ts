@@ -36,11 +36,17 @@ export const ensureDefaultRoleTemplates = async (commands: CommandHandler, organ
       positions.push(upgraded.position)
       continue
     }
-    const result = await commands.execute(roleTemplateAggregate, id, {
-      type: 'CreateRoleTemplate', roleTemplateId: id, organizationId, name: template.name, description: template.description,
-      permissions: [...template.permissions], isDefault: template.isDefault, now,
-    }, context)
-    positions.push(result.position)
+    try {
+      const result = await commands.execute(roleTemplateAggregate, id, {
+        type: 'CreateRoleTemplate', roleTemplateId: id, organizationId, name: template.name, description: template.description,
+        permissions: [...template.permissions], isDefault: template.isDefault, now,
+      }, context)
+      positions.push(result.position)
+    } catch (error) {
+      // The start-up bootstrap and the organizationSetup process may race to create it: either way it exists.
+      if (!(error instanceof AppError && error.code === 'ALREADY_EXISTS')) throw error
+      positions.push((await commands.load(roleTemplateAggregate, id)).position)
+    }
   }
   return maxPosition(positions)
 }

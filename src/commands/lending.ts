@@ -1,9 +1,12 @@
 import type { CreditLineConfiguration } from '../events/creditLine.js'
+import { dayOf } from '../shared/amortization.js'
 import { AppError, invalidFields, notFound, type FieldError } from '../shared/errors.js'
-import { creditAggregate, type CreditState } from './credit.js'
+import { creditAggregate, type CreditCommand, type CreditState } from './credit.js'
+import { creditLimitAggregate, creditLimitIdOf, limitRefusal } from './creditLimit.js'
 import { creditLineAggregate, methodNames, type CreditLineState } from './creditLine.js'
 import type { CommandContext, CommandHandler } from './handler.js'
 import { profileAggregate } from './profile.js'
+import type { TaxRate } from './taxation.js'
 import { webhookAggregate } from './webhook.js'
 
 /** Workflows of credit lines and credits: each loads the aggregates its decision needs, then runs one command. */
@@ -83,6 +86,9 @@ const unknownReference = (field: string, message: string) => invalidFields([{ fi
  * A credit request: the line must be active in the organization, the debtor
  * an active profile of the same organization; principal and term default to
  * the line's and must fall inside its bounds; the rate comes from the line.
+ * The principal must fit in what the debtor's active credit limit (this
+ * creditor, the line's currency) has available now; nothing is reserved until
+ * the disbursement, which checks again.
  */
 export const requestCredit = async (
   commands: CommandHandler,
@@ -109,25 +115,66 @@ export const requestCredit = async (
     throw unknownReference('body.debtorId', 'unknown profile in this organization')
   }
   if (!debtor.active) throw new AppError('NOT_ACTIVE', `profile ${input.debtorId} is not active`, { resource: 'profile' })
-  return commands.execute(creditAggregate, input.creditId, {
+  const command: CreditCommand = {
     type: 'RequestCredit', creditId: input.creditId, organizationId: input.organizationId, creditLineId: input.creditLineId,
     creditLineName: config.name, debtorId: input.debtorId, principal: input.principal ?? config.principalDefault, term: input.term ?? config.timeDefault,
     rate: config.rate, rateType: config.rateType, currency: config.currency, availableDays: config.availableDays,
     bounds: { principalMin: config.principalMin, principalMax: config.principalMax, timeMin: config.timeMin, timeMax: config.timeMax },
     requestedFirstDueDate: input.firstDueDate ?? null, now: input.now,
+  }
+  // A malformed request is a 400 before it is weighed against the limit.
+  creditAggregate.decide(command, creditAggregate.initialState())
+  const { state: limit } = await commands.load(creditLimitAggregate, creditLimitIdOf(input.organizationId, input.debtorId, config.currency))
+  const refusal = limitRefusal(limit, command.principal, dayOf(input.now))
+  if (refusal !== null) throw refusal
+  return commands.execute(creditAggregate, input.creditId, command, context)
+}
+
+/**
+ * Gives back a reservation the disbursement made when the credit ended up
+ * cancelled or rejected instead (a concurrent move). Those states are final,
+ * so this cannot take a reservation from a disbursement that happened.
+ */
+const releaseUnlessDisbursed = async (commands: CommandHandler, credit: CreditState, context: CommandContext, now: string) => {
+  const { state } = await commands.load(creditAggregate, credit.creditId)
+  if (state.status !== 'Anulado' && state.status !== 'Rechazado') return
+  await commands.execute(creditLimitAggregate, creditLimitIdOf(credit.organizationId, credit.debtorId, credit.currency), {
+    type: 'ReleaseCreditLimit', creditId: credit.creditId, remaining: '0', reason: state.status === 'Anulado' ? 'cancelled' : 'rejected', now,
   }, context)
 }
 
-/** A disbursement: the method must be one of the line's disbursement methods (any when the line names none). */
+/**
+ * A disbursement: the method must be one of the line's disbursement methods
+ * (any when the line names none). The principal is first reserved on the
+ * debtor's credit-limit stream (creditor, debtor, currency), decided on that
+ * stream's expected revision, so two disbursements racing for one limit cannot
+ * both pass; an active limit without room refuses with CREDIT_LIMIT_EXCEEDED
+ * and nothing is disbursed. Taxes on `CREDIT` are recorded with it.
+ */
 export const disburseCredit = async (
   commands: CommandHandler,
-  input: { creditId: string; organizationId: string; method: string; reference: string; by: string; now: string },
+  input: { creditId: string; organizationId: string; method: string; reference: string; taxes: readonly TaxRate[]; by: string; now: string },
   context: CommandContext,
 ) => {
   const credit = await loadCreditIn(commands, input.organizationId, input.creditId)
   const { state: line } = await commands.load(creditLineAggregate, credit.creditLineId)
-  const allowedMethods = methodNames(line.configuration?.disbursementMethods ?? [])
-  return commands.execute(creditAggregate, input.creditId, {
-    type: 'DisburseCredit', method: input.method, reference: input.reference, allowedMethods, by: input.by, now: input.now,
+  const command: CreditCommand = {
+    type: 'DisburseCredit', method: input.method, reference: input.reference, allowedMethods: methodNames(line.configuration?.disbursementMethods ?? []),
+    taxes: input.taxes, by: input.by, now: input.now,
+  }
+  // Refusals of the credit itself (state, method, expired approval) come before anything is reserved.
+  creditAggregate.decide(command, credit)
+  const creditLimitId = creditLimitIdOf(credit.organizationId, credit.debtorId, credit.currency)
+  await commands.execute(creditLimitAggregate, creditLimitId, {
+    type: 'ReserveCreditLimit', creditLimitId, organizationId: credit.organizationId, debtorId: credit.debtorId, currency: credit.currency,
+    creditId: credit.creditId, amount: credit.principal, check: true, today: dayOf(input.now), now: input.now,
   }, context)
+  try {
+    return await commands.execute(creditAggregate, input.creditId, command, context)
+  } catch (error) {
+    // Left in place otherwise: a retried disbursement reuses it, and a later cancellation releases it. Failing
+    // to release must not hide why the disbursement failed.
+    await releaseUnlessDisbursed(commands, credit, context, input.now).catch(() => undefined)
+    throw error
+  }
 }

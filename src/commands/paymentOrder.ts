@@ -1,12 +1,18 @@
 import type { PaymentOrderCreated, PaymentOrderEvent } from '../events/paymentOrder.js'
+import type { TaxApplied } from '../events/tax.js'
 import { AppError, invalidTransition } from '../shared/errors.js'
 import { orderTransitions, type OrderStatus } from '../shared/lending.js'
 import type { Aggregate } from './decider.js'
+import { orderTaxApplications, type TaxRate } from './taxation.js'
 
 type OrderFields = PaymentOrderCreated['data']
 
+/** What an order stream holds: its own events and the taxes applied to its collection costs. */
+export type PaymentOrderStreamEvent = PaymentOrderEvent | TaxApplied
+
 export type PaymentOrderCommand =
-  | { type: 'CreatePaymentOrder'; order: OrderFields }
+  /** `taxes`: the organization's active taxes (read before the command, like `now`); those that apply are recorded with the order. */
+  | { type: 'CreatePaymentOrder'; order: OrderFields; taxes: readonly TaxRate[] }
   | { type: 'SubmitPaymentOrder'; transactionReference: string; paymentReference: string; pollAfter: string; now: string }
   | { type: 'ApprovePaymentOrder'; approverId: string; now: string }
   | { type: 'RejectPaymentOrder'; reason: string; actorId: string; now: string }
@@ -24,6 +30,8 @@ export interface PaymentOrderState {
   completedAt: string | null
   errorMessage: string
   processingTime: number
+  /** The taxes applied to the order's collection costs when it was created. */
+  taxes: Array<TaxApplied['data']>
   updatedAt: string
 }
 
@@ -41,7 +49,7 @@ const moveTo = (state: PaymentOrderState, to: OrderStatus): OrderFields => {
 
 const elapsed = (from: string, to: string): number => Math.max(0, Date.parse(to) - Date.parse(from))
 
-const approved = (state: PaymentOrderState, order: OrderFields, approverId: string, paymentReference: string, now: string): PaymentOrderEvent => ({
+const approved = (state: PaymentOrderState, order: OrderFields, approverId: string, paymentReference: string, now: string): PaymentOrderStreamEvent => ({
   type: 'PaymentOrderApproved',
   data: {
     orderId: order.orderId, organizationId: order.organizationId, creditId: order.creditId, creditLineId: order.creditLineId,
@@ -52,7 +60,7 @@ const approved = (state: PaymentOrderState, order: OrderFields, approverId: stri
   },
 })
 
-const failed = (order: OrderFields, errorMessage: string, actorId: string, now: string): PaymentOrderEvent => ({
+const failed = (order: OrderFields, errorMessage: string, actorId: string, now: string): PaymentOrderStreamEvent => ({
   type: 'PaymentOrderFailed',
   data: {
     orderId: order.orderId, organizationId: order.organizationId, creditId: order.creditId, errorMessage,
@@ -60,12 +68,12 @@ const failed = (order: OrderFields, errorMessage: string, actorId: string, now: 
   },
 })
 
-export const paymentOrderAggregate: Aggregate<PaymentOrderCommand, PaymentOrderEvent, PaymentOrderState> = {
+export const paymentOrderAggregate: Aggregate<PaymentOrderCommand, PaymentOrderStreamEvent, PaymentOrderState> = {
   streamType: 'order',
-  eventTypes: ['PaymentOrderCreated', 'PaymentOrderSubmitted', 'PaymentOrderApproved', 'PaymentOrderFailed'],
+  eventTypes: ['PaymentOrderCreated', 'PaymentOrderSubmitted', 'PaymentOrderApproved', 'PaymentOrderFailed', 'TaxApplied'],
   initialState: () => ({
     status: 'none', order: null, transactionReference: '', paymentReference: '', pollAfter: null, submittedAt: null, approverId: '', completedAt: null,
-    errorMessage: '', processingTime: 0, updatedAt: '',
+    errorMessage: '', processingTime: 0, taxes: [], updatedAt: '',
   }),
   decide(command, state) {
     switch (command.type) {
@@ -78,7 +86,7 @@ export const paymentOrderAggregate: Aggregate<PaymentOrderCommand, PaymentOrderE
             key: fields.key, orderId: state.order.orderId,
           })
         }
-        return [{ type: 'PaymentOrderCreated', data: fields }]
+        return [{ type: 'PaymentOrderCreated', data: fields }, ...orderTaxApplications(command.taxes, fields, fields.createdAt)]
       }
       case 'SubmitPaymentOrder': {
         const { order } = requireOrder(state)
@@ -132,6 +140,8 @@ export const paymentOrderAggregate: Aggregate<PaymentOrderCommand, PaymentOrderE
           ...state, status: 'failed', errorMessage: event.data.errorMessage,
           processingTime: event.data.processingTime, updatedAt: event.data.failedAt,
         }
+      case 'TaxApplied':
+        return { ...state, taxes: [...state.taxes, event.data] }
       default: {
         const _never: never = event
         return _never

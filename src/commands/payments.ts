@@ -12,6 +12,7 @@ import { creditLineAggregate, methodNames } from './creditLine.js'
 import type { CommandContext, CommandHandler } from './handler.js'
 import { loadCreditIn } from './lending.js'
 import { paymentOrderAggregate, type PaymentOrderState } from './paymentOrder.js'
+import type { TaxRate } from './taxation.js'
 
 /** The interface's order body, as received. */
 export interface OrderRequest {
@@ -86,11 +87,13 @@ const checkOrderRequest = (body: OrderRequest, owed: Decimal, currency: string, 
  * of a disbursed credit. With a Key the order id derives from credit and Key,
  * and the order stream is created with `no_stream`: whatever the concurrency,
  * one order exists per Key; the same request again gets it back, another
- * request with that Key is refused.
+ * request with that Key is refused. `taxes` are the organization's active
+ * taxes on `PAYMENT` and `FEE` (none are needed without collection costs):
+ * those that apply to the collection costs are recorded with the order.
  */
 export const createPaymentOrder = async (
   commands: CommandHandler,
-  input: { organizationId: string; creditId: string; installmentId: string; body: OrderRequest; creatorId: string; now: string },
+  input: { organizationId: string; creditId: string; installmentId: string; body: OrderRequest; taxes: readonly TaxRate[]; creatorId: string; now: string },
   context: CommandContext,
 ): Promise<CreatedOrder> => {
   const { body, organizationId, creditId } = input
@@ -123,7 +126,7 @@ export const createPaymentOrder = async (
     gatewayOption: body.GatewayOption ?? '', overrideMethod: body.OverrideMethod ?? '', key, requestHash,
     paymentDate: body.Date === undefined ? input.now : new Date(body.Date).toISOString(), creatorId: input.creatorId,
     requireDistinctApprover: config?.requireDistinctApprover ?? false, createdAt: input.now,
-  } }, context)
+  }, taxes: input.taxes }, context)
   if (result.events.length === 0) {
     // A concurrent request with the same Key created it first.
     const concurrent = await earlier()

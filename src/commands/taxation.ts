@@ -1,10 +1,12 @@
-import type { TaxApplied, TaxBase } from '../events/tax.js'
+import type { TaxApplied, TaxBase, TaxType } from '../events/tax.js'
 import { money, roundToMinorUnit, toMoneyString } from '../shared/money.js'
 
 /** What the rule needs of a tax configuration (a taxes read-model document or a tax aggregate's state). */
 export interface TaxRate {
   taxId: string
   organizationId: string
+  name: string
+  type: TaxType
   isActive: boolean
   percentage: string
   appliesTo: readonly TaxBase[]
@@ -34,8 +36,21 @@ export const taxApplications = (taxes: readonly TaxRate[], subject: TaxSubject, 
     .map((tax) => ({ tax, amount: roundToMinorUnit(base.times(tax.percentage).dividedBy(100), subject.currency) }))
     .filter(({ amount }) => amount.gt(0))
     .map(({ tax, amount }) => ({ type: 'TaxApplied', data: {
-      taxId: tax.taxId, organizationId: tax.organizationId, appliesTo: subject.appliesTo, subjectId: subject.subjectId,
+      taxId: tax.taxId, organizationId: tax.organizationId, name: tax.name, type: tax.type, appliesTo: subject.appliesTo, subjectId: subject.subjectId,
       base: toMoneyString(base, subject.currency), percentage: money(tax.percentage).toFixed(), amount: toMoneyString(amount, subject.currency),
       currency: subject.currency, appliedAt,
     } }))
+}
+
+/**
+ * The taxes of a payment order: its collection costs are what is charged for
+ * collecting the payment, the one fee the service knows, so they are the base
+ * of the taxes on `PAYMENT` and of those on `FEE`. A tax naming both applies
+ * once (as `PAYMENT`).
+ */
+export const orderTaxApplications = (taxes: readonly TaxRate[], order: { orderId: string; collectionCosts: string; currency: string }, appliedAt: string): TaxApplied[] => {
+  const subject = (appliesTo: TaxBase): TaxSubject => ({ appliesTo, subjectId: order.orderId, base: order.collectionCosts, currency: order.currency })
+  const onPayment = taxApplications(taxes, subject('PAYMENT'), appliedAt)
+  const onFee = taxApplications(taxes.filter((tax) => !tax.appliesTo.includes('PAYMENT')), subject('FEE'), appliedAt)
+  return [...onPayment, ...onFee]
 }

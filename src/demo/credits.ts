@@ -1,5 +1,6 @@
 import { creditAggregate, type CreditState } from '../commands/credit.js'
 import { creditLineAggregate } from '../commands/creditLine.js'
+import { followCreditExposure, isExposureEvent } from '../commands/creditExposure.js'
 import type { CommandContext } from '../commands/handler.js'
 import { createCreditLine, disburseCredit, requestCredit } from '../commands/lending.js'
 import { paymentOrderAggregate } from '../commands/paymentOrder.js'
@@ -72,7 +73,10 @@ const moveCredit = async (runtime: Runtime, creditId: string, to: CreditStateNam
     case 'Anulado':
       return runtime.commands.execute(creditAggregate, creditId, { type: 'CancelCredit', reason: 'Solicitud duplicada', by, now }, context)
     case 'Desembolsado':
-      return disburseCredit(runtime.commands, { creditId, organizationId, method: 'bank_transfer', reference: `TRF-${creditId.slice(0, 8)}`, by, now }, context)
+      return disburseCredit(runtime.commands, {
+        creditId, organizationId, method: 'bank_transfer', reference: `TRF-${creditId.slice(0, 8)}`,
+        taxes: await runtime.queries.taxes.ratesFor(organizationId, ['CREDIT']), by, now,
+      }, context)
     default:
       return undefined
   }
@@ -87,7 +91,8 @@ const pay = async (
   const { commands } = runtime
   const created = await createPaymentOrder(commands, {
     organizationId: input.credit.organizationId, creditId: input.credit.creditId, installmentId: input.installment,
-    body: { Key: input.key, ...input.body }, creatorId: context.actorId ?? 'demo', now: input.now,
+    body: { Key: input.key, ...input.body }, taxes: await runtime.queries.taxes.ratesFor(input.credit.organizationId, ['PAYMENT', 'FEE']),
+    creatorId: context.actorId ?? 'demo', now: input.now,
   }, context)
   const orderId = created.order.order?.orderId ?? ''
   if (input.approve === 'leave') return
@@ -96,9 +101,13 @@ const pay = async (
       ? { type: 'ApprovePaymentOrder', approverId: input.approver, now: input.now }
       : { type: 'RejectPaymentOrder', reason: 'Soporte de pago ilegible', actorId: input.approver, now: input.now }, context)
   }
-  // The demo runs with the process managers stopped, so it applies approvals itself (idempotently, as they would).
+  // The demo runs with the process managers stopped, so it applies approvals, and follows the credit limit, itself (idempotently, as they would).
   const { events } = await commands.load(paymentOrderAggregate, orderId, { withEvents: true })
-  for (const event of events) if (event.type === 'PaymentOrderApproved') await applyApprovedPayment(commands, event.data, { ...context, causationId: event.id })
+  for (const event of events) {
+    if (event.type !== 'PaymentOrderApproved') continue
+    const applied = await applyApprovedPayment(commands, event.data, { ...context, causationId: event.id })
+    for (const effect of applied.events) if (isExposureEvent(effect)) await followCreditExposure(commands, effect, context)
+  }
 }
 
 const paymentsOf = async (runtime: Runtime, key: string, creditId: string, state: DemoState, context: CommandContext) => {

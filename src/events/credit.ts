@@ -60,11 +60,19 @@ export type CreditDisbursed = Event<'CreditDisbursed', {
   disbursedAt: string
 }>
 
-/** An automatic score of a requested credit (recorded by the scoring process; a decision follows as approve or reject). */
+/**
+ * An automatic score of a requested credit, recorded by the creditScoring
+ * process with the model version in force at the request; an `approve` or
+ * `reject` decision is followed, in the same append, by CreditApproved or
+ * CreditRejected.
+ */
 export type CreditScored = Event<'CreditScored', {
   creditId: string
   organizationId: string
   scoringModelId: string
+  /** The version label of the model that scored, and its number (1, 2…). */
+  version: string
+  versionNumber: number
   /** Decimal string. */
   score: string
   decision: 'approve' | 'reject' | 'review'

@@ -37,6 +37,41 @@ export type CreditLimitDeactivated = Event<'CreditLimitDeactivated', { creditLim
 /** Recorded by the expiry job once the expiration date has passed. */
 export type CreditLimitExpired = Event<'CreditLimitExpired', { creditLimitId: string; organizationId: string; expirationDate: string; at: string }>
 
+
+/**
+ * A credit's principal counted against the limit of its creditor, debtor and
+ * currency: recorded by the disbursement (checked against an active limit on
+ * this stream's expected revision) or, for a credit disbursed without one, by
+ * the creditExposure process (`checked: false`). It may precede the limit's
+ * creation: a limit set later starts with the exposure already there.
+ */
+export type CreditLimitReserved = Event<'CreditLimitReserved', {
+  creditLimitId: string
+  organizationId: string
+  debtorId: string
+  currency: string
+  creditId: string
+  amount: string
+  /** Whether an active limit was checked (false: recorded after the fact, or no active limit applied). */
+  checked: boolean
+  /** Σ of the outstanding principal counted on this stream after the reservation. */
+  usedAmount: string
+  at: string
+}>
+
+/** Part or all of a credit's reservation released: principal paid, the credit paid off, cancelled or rejected. */
+export type CreditLimitReleased = Event<'CreditLimitReleased', {
+  creditLimitId: string
+  organizationId: string
+  creditId: string
+  amount: string
+  /** What stays counted for this credit (its outstanding principal); 0 once it is paid, cancelled or rejected. */
+  remaining: string
+  reason: 'payment' | 'paid' | 'cancelled' | 'rejected'
+  usedAmount: string
+  at: string
+}>
+
 export type CreditLimitEvent =
   | CreditLimitCreated
   | CreditLimitAmountChanged
@@ -44,3 +79,5 @@ export type CreditLimitEvent =
   | CreditLimitActivated
   | CreditLimitDeactivated
   | CreditLimitExpired
+  | CreditLimitReserved
+  | CreditLimitReleased

@@ -35,6 +35,9 @@ export type TaxEvent = TaxCreated | TaxUpdated | TaxActivated | TaxDeactivated
 export type TaxApplied = Event<'TaxApplied', {
   taxId: string
   organizationId: string
+  /** The tax's name and type when it was applied (a later rename does not rewrite history). */
+  name: string
+  type: TaxType
   appliesTo: TaxBase
   /** Id of the payment order, credit or fee taxed. */
   subjectId: string

@@ -219,7 +219,7 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     const organizationId = organizationOf(request).id
     const result = await disburseCredit(commands, {
       creditId: request.params.creditid, organizationId, method: request.body.method, reference: request.body.reference ?? '',
-      by: actor(request), now: clock.now().toISOString(),
+      taxes: await queries.taxes.ratesFor(organizationId, ['CREDIT']), by: actor(request), now: clock.now().toISOString(),
     }, commandContext(request))
     await services.settle(result.position)
     return respond(organizationId, request.params.creditid)

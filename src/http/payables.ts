@@ -6,6 +6,7 @@ import type { OrderApplication } from '../projections/paymentOrders.js'
 import type { Services } from '../services.js'
 import { AppError, notFound } from '../shared/errors.js'
 import { orderStatuses, paymentProviderNames, ZERO_INSTALLMENT } from '../shared/lending.js'
+import { money } from '../shared/money.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
 import { failures, MoneyString, OrganizationHeaders, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 
@@ -62,6 +63,16 @@ export const PaymentOrder = Type.Object({
   Application: Type.Union([Type.Null(), Type.Object({
     appliedAmount: MoneyString, unappliedAmount: MoneyString, appliedAt: Timestamp, allocations: Type.Array(Allocation),
   })], { description: 'how the completed payment was applied to the credit (null until the payment applier has run)' }),
+  Taxes: Type.Array(Type.Object({
+    TaxID: Uuid,
+    Name: Type.String(),
+    Type: Type.String({ description: 'VAT | INCOME | RETENTION | OTHER' }),
+    AppliesTo: Type.String({ description: 'PAYMENT or FEE: what the tax names; its base is the collection costs either way' }),
+    Base: MoneyString,
+    Percentage: Type.String({ description: 'decimal string' }),
+    Amount: MoneyString,
+    Currency: Type.String(),
+  }), { description: 'taxes applied to the collection costs when the order was created (docs/taxes.md); empty without collection costs' }),
 })
 
 type OrderOf = PaymentOrderState & { order: NonNullable<PaymentOrderState['order']> }
@@ -87,6 +98,10 @@ export const orderView = (state: PaymentOrderState, application: OrderApplicatio
     PaymentDate: order.paymentDate,
     Metadata: { originalAmount: order.amount, exchangeRate: '1', currency: order.currency, processingTime: state.processingTime },
     Application: application,
+    Taxes: state.taxes.map((tax) => ({
+      TaxID: tax.taxId, Name: tax.name, Type: tax.type, AppliesTo: tax.appliesTo, Base: tax.base, Percentage: tax.percentage, Amount: tax.amount,
+      Currency: tax.currency,
+    })),
   }
 }
 
@@ -128,9 +143,12 @@ export const payableRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     },
   }, async (request, reply) => {
     const { creditid: creditId, installmentid: installmentId } = request.params
+    const organizationId = organizationOf(request).id
+    const costs = request.body.CollectionCosts
+    // Only collection costs are taxed: an order without them reads no taxes.
+    const taxes = costs !== undefined && money(costs).gt(0) ? await queries.taxes.ratesFor(organizationId, ['PAYMENT', 'FEE']) : []
     const created = await createPaymentOrder(commands, {
-      organizationId: organizationOf(request).id, creditId, installmentId, body: request.body, creatorId: principalOf(request).id,
-      now: clock.now().toISOString(),
+      organizationId, creditId, installmentId, body: request.body, taxes, creatorId: principalOf(request).id, now: clock.now().toISOString(),
     }, commandContext(request))
     await services.settle(created.position)
     return reply.code(created.created ? 201 : 200).send({ order: createdView(ordered(created.order)) })

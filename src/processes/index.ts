@@ -9,6 +9,8 @@ import { webhookSendRecoveryProcess } from './webhookSendRecovery.js'
 import { signerNotificationsProcess } from './signerNotifications.js'
 import { paymentApplicationProcess, paymentFlowProcess, paymentOutcomesJob } from './paymentFlow.js'
 import { creditLimitExpiryJob } from './creditLimitExpiry.js'
+import { creditScoringProcess } from './creditScoring.js'
+import { creditExposureProcess } from './creditExposure.js'
 
 /** Every process manager of the service. */
 export const allProcesses: ReadonlyArray<ProcessManager<Services>> = [
@@ -19,6 +21,8 @@ export const allProcesses: ReadonlyArray<ProcessManager<Services>> = [
   signerNotificationsProcess,
   paymentFlowProcess,
   paymentApplicationProcess,
+  creditScoringProcess,
+  creditExposureProcess,
 ]
 
 /** Every node-cron job of the service. */

@@ -1,18 +1,9 @@
 import { paymentOrderAggregate } from '../commands/paymentOrder.js'
 import { applyApprovedPayment } from '../commands/payments.js'
-import type { RecordedEvent } from '../events/catalogue.js'
-import type { CommandContext } from '../commands/handler.js'
 import type { Services } from '../services.js'
 import { paymentProviders } from './paymentProviders/index.js'
-import { defineProcess } from './process.js'
+import { causedBy, defineProcess } from './process.js'
 import type { ScheduledJob } from './scheduler.js'
-
-const causedBy = (event: RecordedEvent): CommandContext => ({
-  organizationId: event.metadata.organizationId,
-  actorId: event.metadata.actorId,
-  correlationId: event.metadata.correlationId,
-  causationId: event.id,
-})
 
 /** A new order starts the payment flow with its provider; a provider that processes it records the submission on the order. */
 export const paymentFlowProcess = defineProcess<Services, 'PaymentOrderCreated'>({

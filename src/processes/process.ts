@@ -1,3 +1,4 @@
+import type { CommandContext } from '../commands/handler.js'
 import { isEventOf, type DomainEventType, type RecordedEvent, type RecordedOf } from '../events/catalogue.js'
 import type { EventStore, EventSubscription } from '../events/store.js'
 import type { CheckpointStore } from './checkpoints.js'
@@ -34,6 +35,14 @@ export const defineProcess = <Deps, T extends DomainEventType>(definition: {
     if (isEventOf(event, definition.handles)) await definition.handle(event, deps)
   },
   ...(definition.recover === undefined ? {} : { recover: definition.recover }),
+})
+
+/** The context of a command issued in reaction to an event: its organization and correlation, caused by it. */
+export const causedBy = (event: RecordedEvent, actorId: string | null = event.metadata.actorId): CommandContext => ({
+  organizationId: event.metadata.organizationId,
+  actorId,
+  correlationId: event.metadata.correlationId,
+  causationId: event.id,
 })
 
 export interface ProcessRunnerOptions {

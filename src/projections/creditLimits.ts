@@ -41,9 +41,10 @@ interface DebtorDoc {
 
 /**
  * The outstanding principal of one disbursed credit, counted against the limit
- * `limitId` (derived from creditor, debtor and currency, like the limit's id).
- * Written by the credit events this projection will handle once credits exist;
- * a limit's `usedAmount` is the sum over its exposures.
+ * `limitId` (derived from creditor, debtor and currency, like the limit's id),
+ * as the limit stream's CreditLimitReserved and CreditLimitReleased record it.
+ * They may precede the limit itself; a limit's `usedAmount` is the sum over
+ * its exposures.
  */
 export interface CreditExposureDoc {
   _id: string
@@ -76,7 +77,7 @@ const usedAmountOf = async (docs: ReadCollection<CreditExposureDoc>, limitId: st
 export const creditLimitsProjection = defineProjection({
   name: 'creditLimits',
   handles: ['CreditLimitCreated', 'CreditLimitAmountChanged', 'CreditLimitExpirationChanged', 'CreditLimitActivated', 'CreditLimitDeactivated',
-    'CreditLimitExpired', 'ProfileCreated', 'ProfileUpdated'],
+    'CreditLimitExpired', 'CreditLimitReserved', 'CreditLimitReleased', 'ProfileCreated', 'ProfileUpdated'],
   collections: [limits, debtors, exposures],
   async project(store, event, position) {
     const limitDocs = store.collection<CreditLimitDoc>(limits)
@@ -101,6 +102,13 @@ export const creditLimitsProjection = defineProjection({
       case 'CreditLimitExpired': {
         const status: CreditLimitStatus = event.type === 'CreditLimitActivated' ? 'active' : event.type === 'CreditLimitDeactivated' ? 'inactive' : 'expired'
         return updateAt(limitDocs, event.data.creditLimitId, position, (doc) => ({ ...doc, status, updatedAt: event.data.at }))
+      }
+      case 'CreditLimitReserved':
+      case 'CreditLimitReleased': {
+        const { creditLimitId, creditId, usedAmount, at } = event.data
+        const outstandingPrincipal = event.type === 'CreditLimitReserved' ? event.data.amount : event.data.remaining
+        await applyAt(exposureDocs, creditId, position, () => ({ _id: creditId, limitId: creditLimitId, outstandingPrincipal }))
+        return updateAt(limitDocs, creditLimitId, position, (doc) => ({ ...doc, usedAmount, updatedAt: at }))
       }
       case 'ProfileCreated': {
         const { profileId, organizationId, natural, legal } = event.data

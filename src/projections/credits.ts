@@ -133,7 +133,7 @@ const debtorOf = (summary: DebtorSummary | null): CreditDoc['debtor'] => {
   return { id: _id, ...rest }
 }
 
-type CreditEventOf = RecordedOf<'CreditRequested' | 'CreditApproved' | 'CreditRejected' | 'CreditCancelled' | 'CreditDisbursed' | 'CreditScored' | 'CreditPaymentApplied' | 'CreditPaid'>
+type CreditEventOf = RecordedOf<'CreditRequested' | 'CreditApproved' | 'CreditRejected' | 'CreditCancelled' | 'CreditDisbursed' | 'CreditScored' | 'CreditPaymentApplied' | 'CreditPaid' | 'TaxApplied'>
 
 const stateOf = (doc: CreditDoc): CreditState => {
   const { _id, _position, debtor, outstandingPrincipal, outstandingInterest, outstandingTotal, paidTotal, installmentsPaid, nextDueDate, ...state } = doc
@@ -149,9 +149,9 @@ const touchedInstallments = (event: CreditEventOf, before: CreditState, after: C
   return before.status !== after.status || event.type === 'CreditDisbursed' ? after.installments : []
 }
 
-const projectCredit = async (store: ReadStore, event: CreditEventOf, position: number) => {
+const projectCredit = async (store: ReadStore, creditId: string, event: CreditEventOf, position: number) => {
   const creditDocs = store.collection<CreditDoc>(credits)
-  const current = await creditDocs.get(event.data.creditId)
+  const current = await creditDocs.get(creditId)
   if (current !== null && (current._position ?? 0) >= position) return
   if (current === null && event.type !== 'CreditRequested') return
   const before = current === null ? creditAggregate.initialState() : stateOf(current)
@@ -175,7 +175,7 @@ const refreshDebtorOnCredits = async (creditDocs: ReadCollection<CreditDoc>, sum
 export const creditsProjection = defineProjection({
   name: 'credits',
   handles: ['CreditRequested', 'CreditApproved', 'CreditRejected', 'CreditCancelled', 'CreditDisbursed', 'CreditScored', 'CreditPaymentApplied',
-    'CreditPaid', 'ProfileCreated', 'ProfileUpdated', 'ProfileFileAttached'],
+    'CreditPaid', 'ProfileCreated', 'ProfileUpdated', 'ProfileFileAttached', 'TaxApplied'],
   collections: [credits, installments, debtors],
   async project(store, event, position) {
     const debtorDocs = store.collection<DebtorSummary>(debtors)
@@ -199,8 +199,11 @@ export const creditsProjection = defineProjection({
         await refreshDebtorOnCredits(store.collection<CreditDoc>(credits), next, position)
         return applyAt(debtorDocs, next._id, position, () => next)
       }
+      case 'TaxApplied':
+        // Taxes on a credit's principal; those on payment orders belong to the orders' model.
+        return event.data.appliesTo === 'CREDIT' ? projectCredit(store, event.data.subjectId, event, position) : undefined
       default:
-        return projectCredit(store, event, position)
+        return projectCredit(store, event.data.creditId, event, position)
     }
   },
 })

@@ -40,7 +40,7 @@ const stateOf = (doc: OrderDoc): PaymentOrderState => {
 
 export const paymentOrdersProjection = defineProjection({
   name: 'paymentOrders',
-  handles: ['PaymentOrderCreated', 'PaymentOrderSubmitted', 'PaymentOrderApproved', 'PaymentOrderFailed', 'CreditPaymentApplied'],
+  handles: ['PaymentOrderCreated', 'PaymentOrderSubmitted', 'PaymentOrderApproved', 'PaymentOrderFailed', 'CreditPaymentApplied', 'TaxApplied'],
   collections: [collection],
   async project(store, event, position) {
     const docs = store.collection<OrderDoc>(collection)
@@ -56,6 +56,10 @@ export const paymentOrdersProjection = defineProjection({
       case 'PaymentOrderApproved':
       case 'PaymentOrderFailed':
         return updateAt(docs, event.data.orderId, position, (doc) => ({ ...doc, ...paymentOrderAggregate.evolve(stateOf(doc), event) }))
+      case 'TaxApplied':
+        // Taxes on a credit's principal belong to the credits' model.
+        if (event.data.appliesTo === 'CREDIT') return
+        return updateAt(docs, event.data.subjectId, position, (doc) => ({ ...doc, ...paymentOrderAggregate.evolve(stateOf(doc), event) }))
       case 'CreditPaymentApplied': {
         const { appliedAmount, unappliedAmount, allocations, appliedAt } = event.data
         return updateAt(docs, event.data.orderId, position, (doc) => ({ ...doc, application: { appliedAmount, unappliedAmount, allocations, appliedAt } }))

@@ -1,3 +1,4 @@
+import type { TaxRate } from '../commands/taxation.js'
 import type { TaxBase, TaxFields, TaxType } from '../events/tax.js'
 import { applyAt, defineProjection, updateAt } from './projection.js'
 import type { Filter, ReadStore } from './readStore.js'
@@ -63,5 +64,11 @@ export const taxQueries = (store: ReadStore) => {
     },
     /** The active taxes that apply to a kind of base: the input of the taxation rule (src/commands/taxation.ts). */
     activeFor: (organizationId: string, appliesTo: TaxBase) => docs.find({ organizationId, isActive: true, appliesTo }, { sort: { createdAt: 1, _id: 1 } }),
+    /** The active taxes on any of these kinds of base, as the taxation rule takes them (passed in a command, like `now`). */
+    ratesFor: async (organizationId: string, kinds: readonly TaxBase[]): Promise<TaxRate[]> =>
+      (await docs.find({ organizationId, isActive: true, appliesTo: { $in: [...kinds] } }, { sort: { createdAt: 1, _id: 1 } })).map((doc) => ({
+        taxId: doc._id, organizationId: doc.organizationId, name: doc.name, type: doc.type, isActive: doc.isActive, percentage: doc.percentage,
+        appliesTo: doc.appliesTo, minimumAmount: doc.minimumAmount,
+      })),
   }
 }

@@ -52,6 +52,7 @@ export const errorStatuses = {
   ORGANIZATION_MISMATCH: 400,
   SCORING_MODEL_VERSION_EXISTS: 409,
   SCORING_MODEL_NOT_IN_FORCE: 409,
+  CREDIT_LIMIT_EXCEEDED: 409,
 } as const satisfies Record<string, number>
 
 export type ErrorCode = keyof typeof errorStatuses

@@ -1,6 +1,5 @@
 import t from 'tap'
-import { creditAggregate, type CreditCommand } from '../../src/commands/credit.js'
-import type { CreditEvent } from '../../src/events/credit.js'
+import { creditAggregate, type CreditCommand, type CreditStreamEvent as CreditEvent } from '../../src/commands/credit.js'
 import { creditStates, creditTransitions, type CreditStateName } from '../../src/shared/lending.js'
 import { scenario } from '../helpers/deciders.js'
 import { refusedAsInvalidTransition } from '../helpers/transitions.js'
@@ -17,7 +16,7 @@ const request: CreditCommand = {
 const decide = (events: CreditEvent[], command: CreditCommand) => creditAggregate.decide(command, credit.given(...events).state)
 const requested = decide([], request)
 const approved = [...requested, ...decide(requested, { type: 'ApproveCredit', by: 'u1', now })]
-const disbursed = [...approved, ...decide(approved, { type: 'DisburseCredit', method: 'bank_transfer', reference: 'T1', allowedMethods: [], by: 'u1', now: later })]
+const disbursed = [...approved, ...decide(approved, { type: 'DisburseCredit', method: 'bank_transfer', reference: 'T1', allowedMethods: [], taxes: [], by: 'u1', now: later })]
 const paidOff = [...disbursed, ...decide(disbursed, {
   type: 'ApplyPayment', orderId: 'o-zero', installmentId: 'zero', installmentNumber: 0, amount: '1020066.34', collectionCosts: '0', now: later,
 })]
@@ -34,7 +33,7 @@ const commandTo: Partial<Record<CreditStateName, CreditCommand>> = {
   Aprobado: { type: 'ApproveCredit', by: 'u2', now: later },
   Rechazado: { type: 'RejectCredit', reason: 'income', by: 'u2', now: later },
   Anulado: { type: 'CancelCredit', reason: 'duplicate', by: 'u2', now: later },
-  Desembolsado: { type: 'DisburseCredit', method: 'bank_transfer', reference: '', allowedMethods: [], by: 'u2', now: later },
+  Desembolsado: { type: 'DisburseCredit', method: 'bank_transfer', reference: '', allowedMethods: [], taxes: [], by: 'u2', now: later },
 }
 
 t.test('a request records the line\'s terms and the schedule, in state Solicitado', async (t) => {
@@ -110,7 +109,7 @@ t.test('disbursement re-dates the schedule from the disbursement day, checks the
   if (event?.type !== 'CreditDisbursed') throw new Error('expected CreditDisbursed')
   t.same(event.data.installments.map((i) => i.dueDate), ['2026-04-05', '2026-05-05', '2026-06-05'])
   t.equal(event.data.maturityDate, '2026-06-05')
-  const disburse: CreditCommand = { type: 'DisburseCredit', method: 'cash', reference: '', allowedMethods: ['bank_transfer'], by: 'u', now: later }
+  const disburse: CreditCommand = { type: 'DisburseCredit', method: 'cash', reference: '', allowedMethods: ['bank_transfer'], taxes: [], by: 'u', now: later }
   credit.given(...approved).when(disburse).thenRefused(t, 'VALIDATION_ERROR')
   const expiring = decide([], { ...request, availableDays: 2 })
   const expiringApproved = [...expiring, ...decide(expiring, { type: 'ApproveCredit', by: 'u', now })]
@@ -120,10 +119,35 @@ t.test('disbursement re-dates the schedule from the disbursement day, checks the
   }))
 })
 
-t.test('a score is recorded while the credit is requested; a late one changes nothing', async (t) => {
-  const score: CreditCommand = { type: 'RecordCreditScore', scoringModelId: 'm1', score: '712.5', decision: 'approve', reasons: ['income'], now }
-  credit.given(...requested).when(score).then(t, [{ type: 'CreditScored', data: {
-    creditId: 'c1', organizationId: 'o1', scoringModelId: 'm1', score: '712.5', decision: 'approve', reasons: ['income'], scoredAt: now,
+t.test('an automatic score decides a requested credit in the same append: approve approves, reject rejects, review leaves it', async (t) => {
+  const score = (decision: 'approve' | 'review' | 'reject'): CreditCommand => ({
+    type: 'RecordCreditScore', scoringModelId: 'm1', version: '1.0', versionNumber: 1, score: '71.5', decision, reasons: ['income'], now,
+  })
+  const scored = (decision: 'approve' | 'review' | 'reject'): CreditEvent => ({ type: 'CreditScored', data: {
+    creditId: 'c1', organizationId: 'o1', scoringModelId: 'm1', version: '1.0', versionNumber: 1, score: '71.5', decision, reasons: ['income'], scoredAt: now,
+  } })
+  credit.given(...requested).when(score('approve')).then(t, [scored('approve'), { type: 'CreditApproved', data: {
+    creditId: 'c1', organizationId: 'o1', approvedBy: 'scoring-model:m1', approvedAt: now,
   } }])
-  credit.given(...approved).when(score).thenNothing(t)
+  credit.given(...requested).when(score('reject')).then(t, [scored('reject'), { type: 'CreditRejected', data: {
+    creditId: 'c1', organizationId: 'o1', reason: 'automatic scoring: score 71.5 with model version 1.0 decides reject', rejectedBy: 'scoring-model:m1', rejectedAt: now,
+  } }])
+  credit.given(...requested).when(score('review')).then(t, [scored('review')])
+  const reviewed = credit.given(...requested, scored('review')).state
+  t.match(reviewed, { status: 'Solicitado', score: { scoringModelId: 'm1', version: '1.0', decision: 'review', score: '71.5' } })
+  credit.given(...requested, scored('review')).when(score('approve')).thenNothing(t, 'a credit is scored once (a redelivery changes nothing)')
+  credit.given(...approved).when(score('reject')).thenNothing(t, 'a credit a person already approved keeps that decision')
+  credit.given(...historyOf.Rechazado).when(score('approve')).thenNothing(t, 'a credit a person already rejected keeps that decision')
+})
+
+t.test('taxes on CREDIT apply to the principal at disbursement, recorded with it', async (t) => {
+  const taxes = [
+    { taxId: 'stamp', organizationId: 'o1', name: 'Timbre', type: 'OTHER' as const, isActive: true, percentage: '0.5', appliesTo: ['CREDIT' as const], minimumAmount: '0' },
+    { taxId: 'vat', organizationId: 'o1', name: 'IVA', type: 'VAT' as const, isActive: true, percentage: '19', appliesTo: ['PAYMENT' as const, 'FEE' as const], minimumAmount: '0' },
+  ]
+  const events = decide(approved, { type: 'DisburseCredit', method: 'bank_transfer', reference: 'T1', allowedMethods: [], taxes, by: 'u1', now: later })
+  t.same(events.map((e) => e.type), ['CreditDisbursed', 'TaxApplied'])
+  t.match(events[1]?.data, { taxId: 'stamp', name: 'Timbre', type: 'OTHER', appliesTo: 'CREDIT', subjectId: 'c1', base: '1000000.00', amount: '5000.00', appliedAt: later })
+  const state = credit.given(...approved, ...events).state
+  t.same([state.status, state.taxes.map((tax) => tax.amount)], ['Desembolsado', ['5000.00']])
 })

@@ -74,3 +74,55 @@ t.test('dates are calendar dates in UTC', async (t) => {
   t.notOk(isCalendarDate('2027-2-1'))
   t.equal(utcDate(new Date('2026-03-01T23:30:00-05:00')), '2026-03-02')
 })
+
+const reserve = (creditId: string, amount: string, check = true, on = today) => ({
+  type: 'ReserveCreditLimit' as const, ...ids, debtorId: 'p1', currency: 'COP', creditId, amount, check, today: on, now,
+})
+const reserved = (creditId: string, amount: string, usedAmount: string, checked = true) => ({ type: 'CreditLimitReserved' as const, data: {
+  ...ids, debtorId: 'p1', currency: 'COP', creditId, amount, checked, usedAmount, at: now,
+} })
+
+t.test('a reservation counts a credit once, within what an active limit has available', async (t) => {
+  limit.given(created).when(reserve('c1', '3000000.00')).then(t, [reserved('c1', '3000000.00', '3000000')])
+  const withOne = [created, reserved('c1', '3000000.00', '3000000')]
+  limit.given(...withOne).when(reserve('c1', '3000000.00')).thenNothing(t, 'the same credit again changes nothing')
+  limit.given(...withOne).when(reserve('c2', '2000000.00')).then(t, [reserved('c2', '2000000.00', '5000000')], 'exactly what is available fits')
+  limit.given(...withOne).when(reserve('c2', '2000000.01')).thenRefused(t, 'CREDIT_LIMIT_EXCEEDED')
+  try {
+    creditLimitAggregate.decide(reserve('c2', '2500000'), limit.given(...withOne).state)
+  } catch (error) {
+    t.match(error, { details: {
+      creditLimitId: 'l1', currency: 'COP', maxAmount: '5000000.00', usedAmount: '3000000.00', availableAmount: '2000000.00', requestedAmount: '2500000.00',
+    } }, 'the refusal says what is available')
+  }
+  limit.given(...withOne).when(reserve('c2', '9000000', false)).then(t, [reserved('c2', '9000000', '12000000', false)], 'an unchecked exposure is recorded as it is')
+})
+
+t.test('only an active limit within its date restricts; every limit keeps counting', async (t) => {
+  const deactivated = { type: 'CreditLimitDeactivated' as const, data: { ...ids, at: now } }
+  limit.given(created, deactivated).when(reserve('c1', '9000000')).then(t, [reserved('c1', '9000000', '9000000', false)])
+  limit.given(created, expired).when(reserve('c1', '9000000')).then(t, [reserved('c1', '9000000', '9000000', false)])
+  limit.given(created).when(reserve('c1', '9000000', true, '2027-01-01')).then(t, [reserved('c1', '9000000', '9000000', false)], 'past its date before the job ran')
+  limit.given().when(reserve('c1', '9000000')).then(t, [reserved('c1', '9000000', '9000000', false)], 'no limit yet: the exposure waits for one')
+  const state = limit.given(reserved('c1', '4000000', '4000000', false), { ...created, data: { ...created.data, maxAmount: '5000000' } }).state
+  t.same([state.status, state.exposures], ['active', { c1: '4000000' }], 'a limit set later starts with the exposure already there')
+  limit.given(reserved('c1', '4000000', '4000000', false), created).when(reserve('c2', '1000000.01')).thenRefused(t, 'CREDIT_LIMIT_EXCEEDED')
+})
+
+t.test('a release lowers what a credit counts to what it still owes, never raises it, and stays released', async (t) => {
+  const withOne = [created, reserved('c1', '3000000.00', '3000000')]
+  const release = (remaining: string, reason: 'payment' | 'paid' | 'cancelled' | 'rejected' = 'payment') =>
+    ({ type: 'ReleaseCreditLimit' as const, creditId: 'c1', remaining, reason, now })
+  const released = { type: 'CreditLimitReleased' as const, data: {
+    ...ids, creditId: 'c1', amount: '750000', remaining: '2250000', reason: 'payment' as const, usedAmount: '2250000', at: now,
+  } }
+  limit.given(...withOne).when(release('2250000.00')).then(t, [released])
+  limit.given(...withOne, released).when(release('2250000.00')).thenNothing(t, 'a redelivered payment changes nothing')
+  limit.given(...withOne, released).when(release('3000000.00')).thenNothing(t, 'never raised')
+  limit.given(...withOne).when(release('0', 'paid')).then(t, [{ type: 'CreditLimitReleased', data: {
+    ...ids, creditId: 'c1', amount: '3000000', remaining: '0', reason: 'paid', usedAmount: '0', at: now,
+  } }])
+  limit.given(created).when(release('0', 'cancelled')).thenNothing(t, 'a credit never counted has nothing to release')
+  const closed = [...withOne, { type: 'CreditLimitReleased' as const, data: { ...released.data, amount: '3000000', remaining: '0', reason: 'paid' as const, usedAmount: '0' } }]
+  limit.given(...closed).when(reserve('c1', '3000000.00', false)).thenNothing(t, 'a released credit is not counted again by a redelivered disbursement')
+})

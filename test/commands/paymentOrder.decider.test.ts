@@ -1,6 +1,7 @@
 import t from 'tap'
 import { paymentOrderAggregate, type PaymentOrderCommand } from '../../src/commands/paymentOrder.js'
-import type { PaymentOrderCreated, PaymentOrderEvent } from '../../src/events/paymentOrder.js'
+import type { PaymentOrderStreamEvent as PaymentOrderEvent } from '../../src/commands/paymentOrder.js'
+import type { PaymentOrderCreated } from '../../src/events/paymentOrder.js'
 import { orderStatuses, orderTransitions, type OrderStatus } from '../../src/shared/lending.js'
 import { scenario } from '../helpers/deciders.js'
 import { refusedAsInvalidTransition } from '../helpers/transitions.js'
@@ -26,9 +27,9 @@ const historyOf: Record<OrderStatus, PaymentOrderEvent[]> = {
 }
 
 t.test('the same Key and body is answered with the existing order; another body is refused', async (t) => {
-  order.given().when({ type: 'CreatePaymentOrder', order: fields }).then(t, [created])
-  order.given(created).when({ type: 'CreatePaymentOrder', order: fields }).thenNothing(t)
-  order.given(created).when({ type: 'CreatePaymentOrder', order: { ...fields, requestHash: 'h2', amount: '1.00' } }).thenRefused(t, 'IDEMPOTENCY_KEY_REUSED')
+  order.given().when({ type: 'CreatePaymentOrder', order: fields, taxes: [] }).then(t, [created])
+  order.given(created).when({ type: 'CreatePaymentOrder', order: fields, taxes: [] }).thenNothing(t)
+  order.given(created).when({ type: 'CreatePaymentOrder', order: { ...fields, requestHash: 'h2', amount: '1.00' }, taxes: [] }).thenRefused(t, 'IDEMPOTENCY_KEY_REUSED')
 })
 
 t.test('approval and rejection follow the status moves; final statuses refuse with INVALID_TRANSITION', async (t) => {
@@ -74,4 +75,20 @@ t.test('a provider submits pending orders once and its outcome settles only unde
   const [declined] = paymentOrderAggregate.decide({ ...settle, outcome: 'failed', errorMessage: 'declined' }, order.given(created, submitted).state)
   t.match(declined, { type: 'PaymentOrderFailed', data: { errorMessage: 'declined', failedBy: 'provider' } })
   order.given().when(submit).thenRefused(t, 'NOT_FOUND')
+})
+
+t.test('taxes on the collection costs are recorded with the order, once each, and not again for a repeated Key', async (t) => {
+  const rate = (taxId: string, percentage: string, appliesTo: Array<'CREDIT' | 'FEE' | 'PAYMENT'>) =>
+    ({ taxId, organizationId: 'o1', name: taxId.toUpperCase(), type: 'VAT' as const, isActive: true, percentage, appliesTo, minimumAmount: '0' })
+  const taxes = [rate('iva', '19', ['FEE', 'PAYMENT']), rate('ica', '0.414', ['PAYMENT']), rate('fee', '4', ['FEE']), rate('stamp', '1', ['CREDIT'])]
+  const withCosts = { ...fields, collectionCosts: '12345.67' }
+  const events = paymentOrderAggregate.decide({ type: 'CreatePaymentOrder', order: withCosts, taxes }, paymentOrderAggregate.initialState())
+  // 12 345.67 × 19 % = 2 345.68 (IVA names FEE and PAYMENT: once); × 0.414 % = 51.11; the FEE-only tax × 4 % = 493.83; CREDIT is not an order's
+  t.same(events.map((e) => (e.type === 'TaxApplied' ? [e.data.taxId, e.data.appliesTo, e.data.base, e.data.amount] : e.type)), [
+    'PaymentOrderCreated', ['iva', 'PAYMENT', '12345.67', '2345.68'], ['ica', 'PAYMENT', '12345.67', '51.11'], ['fee', 'FEE', '12345.67', '493.83'],
+  ])
+  const state = order.given(...events).state
+  t.same(state.taxes.map((tax) => [tax.taxId, tax.subjectId, tax.appliedAt]), [['iva', 'ord1', now], ['ica', 'ord1', now], ['fee', 'ord1', now]])
+  order.given(...events).when({ type: 'CreatePaymentOrder', order: withCosts, taxes }).thenNothing(t)
+  order.given().when({ type: 'CreatePaymentOrder', order: fields, taxes }).then(t, [created], 'no collection costs, no taxes')
 })

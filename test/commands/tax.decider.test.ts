@@ -49,7 +49,7 @@ t.test('activation and deactivation happen only when the state differs', async (
 
 t.test('the taxation rule: active taxes of the kind, from the minimum, rounded to the currency', async (t) => {
   const rate = (taxId: string, percentage: string, appliesTo: TaxRate['appliesTo'], minimumAmount = '0', isActive = true): TaxRate =>
-    ({ taxId, organizationId: 'o1', isActive, percentage, appliesTo, minimumAmount })
+    ({ taxId, organizationId: 'o1', name: taxId, type: 'VAT', isActive, percentage, appliesTo, minimumAmount })
   const taxes = [
     rate('vat', '19', ['PAYMENT', 'FEE']),
     rate('ica', '0.414', ['PAYMENT']),

@@ -20,5 +20,8 @@ t.test('the demo configures a default scoring model, taxes and limits, once howe
   const taxes = (await svc.call({ method: 'GET', url: '/v1/taxes', token: svc.adminToken, organizationId })).json().data
   t.same(taxes.map((x: { name: string }) => x.name).sort(), ['IVA', 'Retención en la fuente'])
   const limits = (await svc.call({ method: 'GET', url: '/v1/creditor/credit-limits', token: svc.adminToken, organizationId })).json()
-  t.same(limits.summary, { totalLimits: 3, totalMaxAmount: '29500000.00', totalUsedAmount: '0.00', totalAvailableAmount: '29500000.00' })
+  // Ana's disbursed consumer credit (3 000 000.00) after its payments still owes 2 541 410.61 of principal: that much of her limit is used.
+  t.same(limits.summary, { totalLimits: 3, totalMaxAmount: '29500000.00', totalUsedAmount: '2541410.61', totalAvailableAmount: '26958589.39' })
+  const ana = limits.creditLimits.find((l: { debtorInfo: { debtorId: string } }) => l.debtorInfo.debtorId === first.ids['profile.ana'])
+  t.match(ana, { maxAmount: '8000000.00', usedAmount: '2541410.61', availableAmount: '5458589.39' })
 })

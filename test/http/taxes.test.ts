@@ -104,7 +104,7 @@ t.test('usage_count counts applications of the tax', async (t) => {
   const { svc, call, create } = await setup(t)
   const id = await create(vat)
   const applied = (subjectId: string): TaxApplied => ({ type: 'TaxApplied', data: {
-    taxId: id, organizationId: svc.organizationId, appliesTo: 'PAYMENT', subjectId, base: '1000.00', percentage: '19', amount: '190.00', currency: 'COP',
+    taxId: id, organizationId: svc.organizationId, name: 'IVA', type: 'VAT', appliesTo: 'PAYMENT', subjectId, base: '1000.00', percentage: '19', amount: '190.00', currency: 'COP',
     appliedAt: svc.runtime.clock.now().toISOString(),
   } })
   const context = { organizationId: svc.organizationId, actorId: null, correlationId: newId() }

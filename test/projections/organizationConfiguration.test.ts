@@ -49,14 +49,23 @@ const seed = async (commands: CommandHandler, clock: ManualClock) => {
   await commands.execute(taxAggregate, 't1', { type: 'CreateTax', taxId: 't1', organizationId: 'o1', isActive: true, now: now(),
     fields: { name: 'IVA', description: '', percentage: '19', type: 'VAT', appliesTo: ['PAYMENT'], minimumAmount: '0' } }, context)
   await commands.execute(taxAggregate, 't1', { type: 'UpdateTax', changes: { percentage: '16' }, now: now() }, context)
-  const rate = { taxId: 't1', organizationId: 'o1', isActive: true, percentage: '16', appliesTo: ['PAYMENT' as const], minimumAmount: '0' }
+  const rate = { taxId: 't1', organizationId: 'o1', name: 'IVA', type: 'VAT' as const, isActive: true, percentage: '16', appliesTo: ['PAYMENT' as const], minimumAmount: '0' }
   await commands.appendRaw('order-1', taxApplications([rate], { appliesTo: 'PAYMENT', subjectId: '1', base: '1000', currency: 'COP' }, now()), 'no_stream', context)
   await commands.execute(taxAggregate, 't1', { type: 'DeactivateTax', now: now() }, context)
   await commands.execute(profileAggregate, 'p1', { type: 'CreateProfile', profileId: 'p1', organizationId: 'o1', ownerId: 'u', profileType: 'natural',
     natural: { firstName: 'Ana', lastName: 'Gómez', documentType: 'CC', documentNumber: '1' }, legal: null, copiedFrom: null, now: now() }, context)
   const limitId = creditLimitIdOf('o1', 'p1', 'COP')
+  const reserve = (creditId: string, amount: string) => ({
+    type: 'ReserveCreditLimit' as const, creditLimitId: limitId, organizationId: 'o1', debtorId: 'p1', currency: 'COP', creditId, amount, check: true,
+    today: '2026-01-15', now: now(),
+  })
+  // An exposure before the limit exists, counted once the limit is set.
+  await commands.execute(creditLimitAggregate, limitId, reserve('cr1', '30'), context)
   await commands.execute(creditLimitAggregate, limitId, { type: 'CreateCreditLimit', creditLimitId: limitId, organizationId: 'o1', debtorId: 'p1',
     currency: 'COP', maxAmount: '100', expirationDate: '2026-01-20', today: '2026-01-15', now: now() }, context)
+  await commands.execute(creditLimitAggregate, limitId, reserve('cr2', '50'), context)
+  await commands.execute(creditLimitAggregate, limitId, { type: 'ReleaseCreditLimit', creditId: 'cr1', remaining: '10', reason: 'payment', now: now() }, context)
+  await commands.execute(creditLimitAggregate, limitId, { type: 'ReleaseCreditLimit', creditId: 'cr2', remaining: '0', reason: 'paid', now: now() }, context)
   await commands.execute(profileAggregate, 'p1', { type: 'UpdateProfile', natural: { lastName: 'Gómez Díaz' }, now: now() }, context)
   await commands.execute(creditLimitAggregate, limitId, { type: 'ChangeCreditLimit', maxAmount: '200', status: 'inactive', today: '2026-01-15', now: now() }, context)
   await commands.execute(creditLimitAggregate, limitId, { type: 'ExpireCreditLimit', today: '2026-01-21', now: now() }, context)
@@ -75,7 +84,8 @@ t.test('scoring models, taxes and credit limits rebuild to the same documents, a
   const live = await snapshot(readStore)
   t.match(live['scoring_models'], [{ _id: 'm1', isDefault: false, isActive: false, version: '2' }, { _id: 'm2', isDefault: true }])
   t.match(live['taxes'], [{ _id: 't1', percentage: '16', isActive: false, usageCount: 1 }])
-  t.match(live['credit_limits'], [{ maxAmount: '200', status: 'active', expirationDate: '2026-06-30', debtorInfo: { name: 'Ana Gómez Díaz' } }])
+  t.match(live['credit_limits'], [{ maxAmount: '200', usedAmount: '10', status: 'active', expirationDate: '2026-06-30', debtorInfo: { name: 'Ana Gómez Díaz' } }])
+  t.match(live['credit_exposures'], [{ _id: 'cr1', outstandingPrincipal: '10' }, { _id: 'cr2', outstandingPrincipal: '0' }])
 
   for await (const event of eventStore.readAll()) {
     for (const projection of projections) await projection.project(readStore, event, event.position)
