@@ -9,6 +9,7 @@ import { webhookSendRecoveryProcess } from './webhookSendRecovery.js'
 import { signerNotificationsProcess } from './signerNotifications.js'
 import { paymentApplicationProcess, paymentFlowProcess, paymentOutcomesJob } from './paymentFlow.js'
 import { creditLimitExpiryJob } from './creditLimitExpiry.js'
+import { webhookFiringProcess } from './webhookFiring.js'
 
 /** Every process manager of the service. */
 export const allProcesses: ReadonlyArray<ProcessManager<Services>> = [
@@ -19,6 +20,7 @@ export const allProcesses: ReadonlyArray<ProcessManager<Services>> = [
   signerNotificationsProcess,
   paymentFlowProcess,
   paymentApplicationProcess,
+  webhookFiringProcess,
 ]
 
 /** Every node-cron job of the service. */

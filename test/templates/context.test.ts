@@ -2,7 +2,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import { allProfileFileFields, acceptsFileField, fileIdKey } from '../../src/events/profile.js'
+import { compileTemplate } from '../../src/templates/compile.js'
 import { contextPaths, emptyTemplateContext } from '../../src/templates/context.js'
+import { TemplateSyntaxError } from '../../src/templates/errors.js'
 import { templateFunctions } from '../../src/templates/functions.js'
 
 const doc = fs.readFileSync(path.resolve(import.meta.dirname, '../../docs/webhooks.md'), 'utf8')
@@ -31,6 +33,9 @@ t.test('a person exposes exactly the <Campo>FileID keys of the profile campos it
     for (const key of expected) t.equal(Reflect.get(person, key), '', `${type} ${key} is present and empty`)
   }
   t.notOk(Object.hasOwn(Natural, 'ChamberOfCommerceCertificateFileID'), 'a campo only legal persons take is not on Natural')
+  t.throws(() => compileTemplate('{{ .Credit.Debtor.Natural.ProofOfAddressFileID }}'), TemplateSyntaxError, 'a FileID of no campo is refused when saved')
+  t.throws(() => compileTemplate('{{ .Credit.Debtor.Natural.ShareholderStructureFileID }}'), TemplateSyntaxError, 'so is one of a campo the person type does not take')
+  t.doesNotThrow(() => compileTemplate('{{ .Credit.Debtor.Legal.ShareholderStructureFileID }}'))
 })
 
 t.test('the webhook document lists every context field and every template function', async (t) => {
