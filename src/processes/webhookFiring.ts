@@ -4,7 +4,8 @@ import type { Services } from '../services.js'
 import { deterministicId } from '../shared/ids.js'
 import { templateContextOf } from '../webhooks/context.js'
 import type { FiringWebhook } from '../webhooks/runtime.js'
-import { WebhookSender, type StartedSend } from '../webhooks/sender.js'
+import type { ResponseValues } from '../projections/webhookResponseValues.js'
+import { WebhookSender, type SendRequest, type StartedSend } from '../webhooks/sender.js'
 import { fromWebhookLookup, loadSource } from '../webhooks/source.js'
 import { defineProcess } from './process.js'
 
@@ -46,32 +47,29 @@ const deferred = () => {
   return { promise, resolve }
 }
 
-const fire = async (event: Trigger, services: Services): Promise<void> => {
-  const webhooks = await linkedWebhooks(event, services)
-  if (webhooks.length === 0) return
-  const { data } = event
-  const approval = event.type === 'PaymentOrderApproved' ? event.data : null
-  const source = await loadSource(services, {
-    organizationId: data.organizationId, creditId: data.creditId, orderId: approval?.orderId ?? null, approval,
-    trigger: {
-      Type: event.type, OriginalType: event.type, EventID: event.id, LogID: '',
-      OccurredAt: event.type === 'PaymentOrderApproved' ? event.data.completedAt : event.data.disbursedAt,
-    },
-  })
-  if (source === null) {
-    services.logger.warn({ event: event.id, creditId: data.creditId }, 'webhook firing skipped: the credit is not in the read model')
-    return
-  }
-  const sender = new WebhookSender(services)
+/** What a firing needs per webhook: its send, given the fromWebhook values to render with. */
+interface FiringPlan {
+  webhooks: readonly FiringWebhook[]
+  /** The values stored when the trigger was handled. */
+  values: ResponseValues
+  /** The values as stored now (for a webhook that waited for others). */
+  currentValues(): Promise<ResponseValues>
+  requestFor(webhook: FiringWebhook, values: ResponseValues): SendRequest
+}
+
+/**
+ * Starts every send of a firing, each once a slot is free and the webhooks
+ * whose tags it reads have finished, and resolves when all have started; each
+ * exchange then finishes on its own, holding its slot until its outcome is
+ * recorded. Throws the first failure to start (the process manager retries
+ * the trigger, and the sends already started are not started again).
+ */
+const startInOrder = async (plan: FiringPlan, services: Services): Promise<void> => {
   const { slots } = services.webhooks
-  const commandContext: CommandContext = {
-    organizationId: data.organizationId, actorId: null, correlationId: event.metadata.correlationId, causationId: event.id,
-  }
-  // One context per trigger; each send only adds its id.
-  const context = templateContextOf({ ...source, trigger: { ...source.trigger, SendID: '' } })
-  const waitsFor = firingOrder(webhooks)
-  const finished = new Map(webhooks.map((w) => [w.id, deferred()]))
-  const readers = new Map(webhooks.map((w) => [w.id, [...waitsFor.values()].some((dependencies) => dependencies.includes(w.id))]))
+  const sender = new WebhookSender(services)
+  const waitsFor = firingOrder(plan.webhooks)
+  const finished = new Map(plan.webhooks.map((w) => [w.id, deferred()]))
+  const awaited = new Set([...waitsFor.values()].flat())
 
   const startOne = async (webhook: FiringWebhook): Promise<void> => {
     const done = finished.get(webhook.id)
@@ -79,32 +77,26 @@ const fire = async (event: Trigger, services: Services): Promise<void> => {
     let handedOver = false
     try {
       if (dependencies.length > 0) await Promise.all(dependencies.map((id) => finished.get(id)?.promise))
-      const values = dependencies.length > 0 ? await services.queries.webhookResponseValues.forCredit(data.organizationId, data.creditId) : source.values
-      const sendId = firingSendId(event.id, webhook.id)
+      const request = plan.requestFor(webhook, dependencies.length > 0 ? await plan.currentValues() : plan.values)
       const release = await slots.acquire()
       let started: StartedSend | null
       try {
-        started = await sender.start({
-          sendId, organizationId: data.organizationId, webhookId: webhook.id, configuration: webhook.configuration,
-          context: { ...context, Trigger: { ...context.Trigger, SendID: sendId } }, fromWebhook: fromWebhookLookup(values),
-          trigger: { type: event.type, eventId: event.id, logId: null }, creditId: data.creditId, orderId: approval?.orderId ?? null, commandContext,
-        })
+        started = await sender.start(request)
       } catch (error) {
         release()
         throw error
       }
       if (started === null) return release()
       handedOver = true
-      const readBy = readers.get(webhook.id) ?? false
       slots.track(started.finish()
         .then(async ({ position }) => {
           release()
-          // What a reader in this firing reads through fromWebhook must be in the read model first.
-          if (readBy) await services.settle(position)
+          // What a webhook waiting for this one reads through fromWebhook must be in the read model first.
+          if (awaited.has(webhook.id)) await services.settle(position)
         })
         .catch((error: unknown) => {
           release()
-          services.logger.error({ err: error, sendId, webhookId: webhook.id }, 'webhook send outcome could not be recorded')
+          services.logger.error({ err: error, sendId: request.sendId, webhookId: webhook.id }, 'webhook send outcome could not be recorded')
         })
         .finally(() => done?.resolve()))
     } finally {
@@ -112,9 +104,44 @@ const fire = async (event: Trigger, services: Services): Promise<void> => {
     }
   }
 
-  const results = await Promise.allSettled(webhooks.map(startOne))
+  const results = await Promise.allSettled(plan.webhooks.map(startOne))
   const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')
   if (failure !== undefined) throw failure.reason
+}
+
+const fire = async (event: Trigger, services: Services): Promise<void> => {
+  const webhooks = await linkedWebhooks(event, services)
+  if (webhooks.length === 0) return
+  const { organizationId, creditId } = event.data
+  const approval = event.type === 'PaymentOrderApproved' ? event.data : null
+  const orderId = approval?.orderId ?? null
+  const source = await loadSource(services, {
+    organizationId, creditId, orderId, approval,
+    trigger: {
+      Type: event.type, OriginalType: event.type, EventID: event.id, LogID: '',
+      OccurredAt: event.type === 'PaymentOrderApproved' ? event.data.completedAt : event.data.disbursedAt,
+    },
+  })
+  if (source === null) {
+    services.logger.warn({ event: event.id, creditId }, 'webhook firing skipped: the credit is not in the read model')
+    return
+  }
+  const commandContext: CommandContext = { organizationId, actorId: null, correlationId: event.metadata.correlationId, causationId: event.id }
+  // One context per trigger; each send only adds its id.
+  const context = templateContextOf({ ...source, trigger: { ...source.trigger, SendID: '' } })
+  await startInOrder({
+    webhooks,
+    values: source.values,
+    currentValues: () => services.queries.webhookResponseValues.forCredit(organizationId, creditId),
+    requestFor: (webhook, values) => {
+      const sendId = firingSendId(event.id, webhook.id)
+      return {
+        sendId, organizationId, webhookId: webhook.id, configuration: webhook.configuration,
+        context: { ...context, Trigger: { ...context.Trigger, SendID: sendId } }, fromWebhook: fromWebhookLookup(values),
+        trigger: { type: event.type, eventId: event.id, logId: null }, creditId, orderId, commandContext,
+      }
+    },
+  }, services)
 }
 
 /**
