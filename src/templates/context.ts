@@ -212,15 +212,23 @@ export type CreditContext = TemplateContext['Credit']
 export type OrderContext = TemplateContext['Order']
 export type TriggerContext = TemplateContext['Trigger']
 
-/** The "empty credit": every field present with its zero value. */
-export const emptyTemplateContext = (overrides: { Trigger?: Partial<TriggerContext>; Organization?: Partial<TemplateContext['Organization']> } = {}): TemplateContext => {
-  const context: TemplateContext = Value.Create(TemplateContextSchema)
-  return {
-    ...context,
-    Trigger: { ...context.Trigger, ...overrides.Trigger },
-    Organization: { ...context.Organization, ...overrides.Organization },
+const deepFreeze = <T>(value: T): T => {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const child of Object.values(value)) deepFreeze(child)
   }
+  return value
 }
+
+// Built once: creating it from the schema walks every field, and every send's context starts from it.
+const EMPTY: TemplateContext = deepFreeze(Value.Create(TemplateContextSchema))
+
+/** The "empty credit": every field present with its zero value (frozen: build new objects from it). */
+export const emptyTemplateContext = (overrides: { Trigger?: Partial<TriggerContext>; Organization?: Partial<TemplateContext['Organization']> } = {}): TemplateContext => ({
+  ...EMPTY,
+  Trigger: { ...EMPTY.Trigger, ...overrides.Trigger },
+  Organization: { ...EMPTY.Organization, ...overrides.Organization },
+})
 
 /** Every field path of the context (`Credit.Debtor.Natural.FirstName`, `Credit.Installments[].Amount`), for the docs check. */
 export const contextPaths = (schema: TSchema = TemplateContextSchema, prefix = ''): string[] => {

@@ -36,10 +36,14 @@ export interface SendRequest {
 export type SendReport = { sendId: string } & Pick<WebhookSendCompleted['data'],
   'outcome' | 'request' | 'response' | 'auth' | 'error' | 'responseQueryResults' | 'durationMs'>
 
-/** A send whose start is recorded; `finish` sends it and records the outcome (`position`: where, for waiting on the read models). */
+/**
+ * A send whose start is recorded; `finish` sends it and records the outcome
+ * (`position`: where, for waiting on the read models; `report`: what the
+ * caller answers, built only when asked).
+ */
 export interface StartedSend {
   sendId: string
-  finish(): Promise<{ report: SendReport; position: number }>
+  finish(): Promise<{ position: number; report(): SendReport }>
 }
 
 const agents = new Map<boolean, Agent>()
@@ -105,7 +109,7 @@ export class WebhookSender {
     if (started === null) return null
     const { report, position } = await started.finish()
     await this.services.settle(position)
-    return report
+    return report()
   }
 
   /**
@@ -162,9 +166,9 @@ export class WebhookSender {
       type: 'CompleteWebhookSend', outcome: delivered ? 'delivered' : 'failed', ...logged, error: outcome.error,
       responseQueryResults, durationMs, now: services.clock.now().toISOString(),
     }, request.commandContext)
-    const report: SendReport = {
+    const report = (): SendReport => ({
       sendId: request.sendId, outcome: delivered ? 'delivered' : 'failed', ...view(finalRecorders.answer), error: outcome.error, responseQueryResults, durationMs,
-    }
+    })
     return { report, position }
   }
 
