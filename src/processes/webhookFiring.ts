@@ -123,7 +123,8 @@ const fire = async (event: Trigger, services: Services): Promise<void> => {
     },
   })
   if (source === null) {
-    services.logger.warn({ event: event.id, creditId }, 'webhook firing skipped: the credit is not in the read model')
+    // Only a failed credits projection (see /v1/health) leaves a trigger's credit out of the read model.
+    services.logger.error({ event: event.id, creditId }, 'webhook firing skipped: the credit is not in the read model')
     return
   }
   const commandContext: CommandContext = { organizationId, actorId: null, correlationId: event.metadata.correlationId, causationId: event.id }
