@@ -1,8 +1,10 @@
 import t from 'tap'
-import { creditAggregate } from '../../src/commands/credit.js'
+import { creditAggregate, type CreditCommand, type CreditState } from '../../src/commands/credit.js'
+import type { PaymentOrderApproved } from '../../src/events/paymentOrder.js'
 import type { ProfileDoc } from '../../src/projections/profiles.js'
 import { emptyTemplateContext } from '../../src/templates/context.js'
 import { templateContextOf } from '../../src/webhooks/context.js'
+import { withPaymentApplied } from '../../src/webhooks/source.js'
 
 const trigger = { Type: 'CreditDisbursed', OriginalType: 'CreditDisbursed', EventID: 'e-1', LogID: '', OccurredAt: '2026-03-01T10:00:00.000Z', SendID: 's-1' }
 const credit = { ...creditAggregate.initialState(), status: 'Aprobado' as const, creditId: 'c-1', organizationId: 'o-1', debtorId: 'p-1', currency: 'COP' }
@@ -43,4 +45,32 @@ t.test('a debtor missing from the read model is zero-valued but for its ID; a na
   const render = (at: string) => templateContextOf({ credit, debtor: natural, order: null, organization: { id: 'o-1', name: '' }, trigger, at: new Date(at) }).Credit.Debtor
   t.match(render('2026-03-01T12:00:00Z'), { Name: 'Ana María Gómez', Natural: { Age: 35, WorkCertificateFileID: 'f-9', IdentityDocumentFrontFileID: '' } })
   t.equal(render('2026-03-02T12:00:00Z').Natural.Age, 36)
+})
+
+t.test('an approval renders the credit with its payment applied, whether or not the payment applier has run', async (t) => {
+  const fold = (state: CreditState, command: CreditCommand) => creditAggregate.decide(command, state).reduce(creditAggregate.evolve, state)
+  const now = '2026-01-10T00:00:00.000Z'
+  const commands: CreditCommand[] = [
+    { type: 'RequestCredit', creditId: 'c-1', organizationId: 'o-1', creditLineId: 'l-1', creditLineName: 'Consumo', debtorId: 'p-1', principal: '1000000',
+      term: 2, rate: '12', rateType: 'FIXED_NOMINAL', currency: 'COP', availableDays: 0, requestedFirstDueDate: null,
+      bounds: { principalMin: '1', principalMax: '99999999', timeMin: 1, timeMax: 48 }, now },
+    { type: 'ApproveCredit', by: 'u', now },
+    { type: 'DisburseCredit', method: 'bank_transfer', reference: 'r', allowedMethods: [], by: 'u', now },
+  ]
+  const disbursed = commands.reduce(fold, creditAggregate.initialState())
+  const first = disbursed.installments[0]!
+  const approval: PaymentOrderApproved['data'] = {
+    orderId: 'order-1', organizationId: 'o-1', creditId: 'c-1', creditLineId: 'l-1', installmentId: first.installmentId, installmentNumber: 1,
+    amount: first.amount, collectionCosts: '0', currency: 'COP', provider: 'manual', createdAt: now, approverId: 'u', approvedBy: 'principal',
+    paymentReference: '', processingTime: 0, completedAt: '2026-02-01T00:00:00.000Z',
+  }
+  const render = (credit: CreditState) => templateContextOf({ credit, debtor: null, order: null, organization: { id: 'o-1', name: '' }, trigger, at: new Date(now) }).Credit
+
+  const pending = withPaymentApplied(disbursed, approval)
+  t.match(render(pending), { InstallmentsPaid: 1, Installments: [{ Status: 'paid', Outstanding: '0.00' }, { Status: 'pending' }] })
+  t.equal(render(pending).OutstandingBalance, disbursed.installments[1]!.amount)
+  const applied = fold(disbursed, { type: 'ApplyPayment', orderId: 'order-1', installmentId: first.installmentId, installmentNumber: 1, amount: first.amount, collectionCosts: '0', now: approval.completedAt })
+  t.equal(withPaymentApplied(applied, approval), applied, 'already applied: the credit as the read model has it')
+  t.same(render(withPaymentApplied(applied, approval)), render(pending))
+  t.equal(withPaymentApplied(disbursed, { ...approval, installmentId: 'no-such-installment' }), disbursed, 'an order the credit refuses changes nothing')
 })
