@@ -30,6 +30,7 @@ import { ProjectionRunner } from './projections/runner.js'
 import type { Services } from './services.js'
 import { systemClock, type Clock } from './shared/clock.js'
 import { baseUrl, type Config } from './shared/config.js'
+import { createWebhookRuntime } from './webhooks/runtime.js'
 
 export interface Runtime extends Services {
   eventStore: EventStore
@@ -101,10 +102,11 @@ export const createRuntime = async (config: Config, options: RuntimeOptions = {}
   }
 
   const exportRuntime = createExportRuntime(config)
+  const webhooks = createWebhookRuntime({ queries, dataKey, hub, concurrency: config.webhookConcurrency })
   let started = false
   const up = async (ping: () => Promise<void>) => ping().then(() => true, () => false)
   const services: Services = {
-    config, clock, logger, commands, queries, files, hub, tokens, signingKey, dataKey, notifier, settle, exports: exportRuntime,
+    config, clock, logger, commands, queries, files, hub, tokens, signingKey, dataKey, notifier, settle, exports: exportRuntime, webhooks,
     async health() {
       const [eventStoreUp, readStoreUp] = await Promise.all([up(() => eventStore.ping()), up(() => readStore.ping())])
       const status = eventStoreUp ? await projections.status() : { head: 0, projections: [] }
@@ -152,8 +154,11 @@ export const createRuntime = async (config: Config, options: RuntimeOptions = {}
         // Running exports record that they were interrupted before the managers stop following the log.
         await exportRuntime.workers.stop()
         await processes.stop()
+        // Sends already started record their outcome while the read models still follow the log.
+        await webhooks.drain()
         await projections.stop()
       }
+      webhooks.close()
       hub.close()
       await notifier.close()
       await eventStore.close()

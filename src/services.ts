@@ -12,6 +12,7 @@ import type { Notifier } from './notifications/notifier.js'
 import type { Queries } from './projections/queries.js'
 import type { Clock } from './shared/clock.js'
 import type { Config } from './shared/config.js'
+import type { WebhookRuntime } from './webhooks/runtime.js'
 
 export interface HealthReport {
   ready: boolean
@@ -49,4 +50,6 @@ export interface Services {
   history(streamId: string, options?: { from?: number; limit?: number }): AsyncIterable<RecordedEvent>
   /** Export data sets, report sources, blob producers and the running export jobs. */
   exports: ExportRuntime
+  /** Webhook configuration caches (invalidated by events) and the bound on sends in flight. */
+  webhooks: WebhookRuntime
 }

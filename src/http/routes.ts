@@ -20,6 +20,7 @@ import { payableRoutes } from './payables.js'
 import { scoringModelRoutes } from './scoringModels.js'
 import { taxRoutes } from './taxes.js'
 import { creditLimitRoutes } from './creditLimits.js'
+import { webhookDeliveryRoutes } from './webhookDeliveries.js'
 
 /** Every resource family, each an encapsulated plugin mounted under /v1. */
 export const routePlugins: ReadonlyArray<FastifyPluginAsyncTypebox<{ services: Services }>> = [
@@ -43,4 +44,5 @@ export const routePlugins: ReadonlyArray<FastifyPluginAsyncTypebox<{ services: S
   scoringModelRoutes,
   taxRoutes,
   creditLimitRoutes,
+  webhookDeliveryRoutes,
 ]

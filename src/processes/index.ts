@@ -11,6 +11,7 @@ import { paymentApplicationProcess, paymentFlowProcess, paymentOutcomesJob } fro
 import { creditLimitExpiryJob } from './creditLimitExpiry.js'
 import { creditScoringProcess } from './creditScoring.js'
 import { creditExposureProcess } from './creditExposure.js'
+import { webhookFiringProcess } from './webhookFiring.js'
 
 /** Every process manager of the service. */
 export const allProcesses: ReadonlyArray<ProcessManager<Services>> = [
@@ -23,6 +24,7 @@ export const allProcesses: ReadonlyArray<ProcessManager<Services>> = [
   paymentApplicationProcess,
   creditScoringProcess,
   creditExposureProcess,
+  webhookFiringProcess,
 ]
 
 /** Every node-cron job of the service. */

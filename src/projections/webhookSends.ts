@@ -71,7 +71,7 @@ export const webhookSendQueries = (store: ReadStore) => {
     byWebhook: (webhookId: string, query: SendListQuery) => page({ organizationId: query.organizationId, webhookId }, query),
     /** Test sends of configurations that were not stored. */
     tests: (query: SendListQuery) => page({ organizationId: query.organizationId, webhookId: null, 'trigger.type': 'test' }, query),
-    /** For phase 2's GET /credits/{id}/webhook-logs. */
+    /** GET /credits/{id}/webhook-logs. Newest first. */
     byCredit: (creditId: string, query: SendListQuery) => page({ organizationId: query.organizationId, creditId }, query),
     /** Sends with a start and no outcome: what a crash interrupted. */
     interrupted: (): AsyncIterable<WebhookSendDoc> => docs.stream({ status: 'started' }, { sort: { startedAt: 1, _id: 1 } }),

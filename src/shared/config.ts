@@ -122,6 +122,7 @@ export const settings = {
   smtpTimeoutMs: integer('SMTP_TIMEOUT_MS', 10_000, 'Connection, greeting and socket timeout of the SMTP client in milliseconds', 1),
   sandboxDelayMs: integer('SANDBOX_DELAY_MS', 2000, 'Simulated processing time of the sandbox payment provider before it settles an order', 0),
   sandboxFailAmount: text('SANDBOX_FAIL_AMOUNT', '13.13', 'Order amount the sandbox payment provider declines (any other amount completes)'),
+  webhookConcurrency: integer('WEBHOOK_CONCURRENCY', 32, 'Webhook sends one instance has in flight at once (the webhooks of one trigger go out concurrently within it)', 1),
 } as const
 
 type Settings = typeof settings

@@ -5,6 +5,7 @@ import { TemplateContextSchema } from './context.js'
 import { TemplateSyntaxError, type Position } from './errors.js'
 import { isTemplateFunction, templateFunctions, type RenderEnvironment } from './functions.js'
 import { describe, parseTemplate } from './parser.js'
+import { fromWebhookReferences, type FromWebhookReferences } from './references.js'
 import { RenderRuntime, type RenderLimits, type Site } from './runtime.js'
 import { ANY, describeType, fieldType, typeOfSchema, type Type } from './types.js'
 
@@ -19,6 +20,8 @@ export interface CompiledTemplate {
   readonly source: string
   /** The eta template generated from the parse tree (for diagnostics and tests). */
   readonly etaSource: string
+  /** The webhook tags it reads through fromWebhook (a firing sends those webhooks first). */
+  readonly fromWebhook: FromWebhookReferences
   render(data: unknown, env: RenderEnvironment, limits?: Partial<RenderLimits>): string
 }
 
@@ -275,6 +278,7 @@ const compileUncached = (source: string): CompiledTemplate => {
   return {
     source,
     etaSource,
+    fromWebhook: fromWebhookReferences(parsed.nodes),
     render(data, env, limits = {}) {
       const runtime = new RenderRuntime(frozenLiterals, sites, env, { ...defaultRenderLimits, ...limits })
       return eta.render(fn, { r: runtime, k: frozenLiterals, d: data })

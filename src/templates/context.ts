@@ -1,5 +1,6 @@
-import { IsArray, IsObject, Type, type Static, type TObject, type TProperties, type TSchema } from 'typebox'
+import { IsArray, IsObject, Type, type Static, type TProperties, type TSchema, type TString } from 'typebox'
 import { Value } from 'typebox/value'
+import { acceptsFileField, allProfileFileFields, fileIdKey, type ProfileType } from '../events/profile.js'
 
 /**
  * What a webhook template sees: `.Credit`, `.Order`, `.Trigger` and
@@ -17,30 +18,18 @@ const Text = (description: string) => Type.String({ description })
 const Id = (description: string) => Type.String({ description: `${description} (UUID; "" when none)` })
 const Count = (description: string) => Type.Integer({ description })
 
-/**
- * Profile files (the profiles issue's `campo`s) a template can name as
- * `<Campo>FileID`. The checker accepts any `…FileID` name on a person, as
- * organizations may upload other fields; these are the ones always present.
- */
-export const profileFileFields = [
-  'work-certificate', 'identity-document-front', 'identity-document-back', 'bank-certificate', 'income-statement',
-  'proof-of-address', 'rut', 'chamber-of-commerce', 'financial-statements', 'legal-representative-document',
-] as const
+/** The campos (profile file fields) a person of this type takes, each exposed as `<Campo>FileID`: exactly the profile read model's keys. */
+export const fileIdKeysOf = (type: ProfileType): Array<`${string}FileID`> =>
+  allProfileFileFields.filter((campo) => acceptsFileField(type, campo)).map(fileIdKey)
 
-/** `work-certificate` → `WorkCertificateFileID`. */
-export const fileIdKey = (campo: string): string =>
-  `${campo.split(/[-_\s]+/).filter(Boolean).map((part) => part[0]?.toUpperCase() + part.slice(1)).join('')}FileID`
+const fileIdProperties = (type: ProfileType): Record<`${string}FileID`, TString> =>
+  Object.fromEntries(allProfileFileFields.filter((campo) => acceptsFileField(type, campo)).map((campo) => [fileIdKey(campo),
+    Text(`id of the profile's ${campo} file ("" when none); fetch it with GET /v1/debtor/{debtorId}/profile/${campo}/{fileId}`)]))
 
-const fileIdProperties = (): TProperties =>
-  Object.fromEntries(profileFileFields.map((campo) => [fileIdKey(campo), Text(`id of the profile's ${campo} file ("" when none); fetch it with GET /v1/debtor/{debtorId}/profile/${campo}/{fileId}`)]))
+const person = <P extends TProperties>(type: ProfileType, properties: P, description: string) =>
+  Type.Object({ ...properties, ...fileIdProperties(type) }, { description })
 
-/** Marks an object whose `…FileID` fields are open-ended. */
-export const OPEN_FILE_IDS = 'x-file-ids'
-
-const person = (properties: TProperties, description: string): TObject =>
-  Type.Object({ ...properties, ...fileIdProperties() }, { description, [OPEN_FILE_IDS]: true })
-
-const NaturalPerson = person({
+const NaturalPerson = person('natural', {
   FirstName: Text('first name'),
   MiddleName: Text('middle name'),
   LastName: Text('last name'),
@@ -70,7 +59,7 @@ const LegalRepresentative = Type.Object({
   Phone: Text('phone number'),
 }, { description: 'legal representative' })
 
-const LegalPerson = person({
+const LegalPerson = person('legal', {
   BusinessName: Text('registered business name'),
   TradeName: Text('trade name'),
   DocumentType: Text('document type (NIT)'),
@@ -105,12 +94,22 @@ const Installment = Type.Object({
   Amount: Money('installment amount (principal + interest)'),
   Principal: Money('principal part'),
   Interest: Money('interest part'),
+  PaidPrincipal: Money('principal paid so far'),
+  PaidInterest: Money('interest paid so far'),
   PaidAmount: Money('amount paid so far'),
   Outstanding: Money('amount still owed'),
-  Status: Text('status of the installment'),
+  Status: Text('pending, partial or paid'),
   PaidAt: Time('when it was paid in full'),
-  DaysPastDue: Count('days past the due date while unpaid'),
+  DaysPastDue: Count('days past the due date while anything is owed on a Desembolsado credit (else 0)'),
 }, { description: 'one installment of the schedule' })
+
+const Score = Type.Object({
+  ScoringModelID: Id('scoring model that scored the request'),
+  Score: Money('the score'),
+  Decision: Text('approve, reject or review ("" when not scored)'),
+  Reasons: Type.Array(Type.String(), { description: 'reasons the model gave' }),
+  ScoredAt: Time('scored'),
+}, { description: 'the automatic score of the request (zero-valued when not scored)' })
 
 const Credit = Type.Object({
   ID: Id('credit id'),
@@ -118,68 +117,87 @@ const Credit = Type.Object({
   OrganizationID: Id('lending organization'),
   CreditLineID: Id('credit line (product)'),
   CreditLineName: Text('name of the credit line'),
+  DebtorID: Id('profile id of the debtor'),
   Currency: Text('ISO 4217 currency code'),
   Principal: Money('principal lent'),
-  Rate: Money('interest rate as the credit line states it'),
-  RateType: Text('rate type of the credit line, e.g. FIXED'),
+  Rate: Money('the line\'s rate percentage per year at request time'),
+  RateType: Text('FIXED (effective annual) or FIXED_NOMINAL (nominal annual paid monthly)'),
+  MonthlyRate: Money('monthly rate as a percentage (10 decimals)'),
   Term: Count('term in months'),
   InstallmentAmount: Money('amount of a regular installment'),
-  OutstandingBalance: Money('amount still owed'),
+  TotalInterest: Money('interest of the whole schedule'),
+  TotalAmount: Money('principal plus interest of the whole schedule'),
+  OutstandingBalance: Money('amount still owed (principal + interest)'),
+  OutstandingPrincipal: Money('principal still owed'),
+  OutstandingInterest: Money('interest still owed'),
   PaidAmount: Money('amount paid so far'),
-  DaysPastDue: Count('days past due of the oldest unpaid installment'),
+  UnappliedAmount: Money('received beyond what was owed (to refund or re-apply)'),
+  InstallmentsPaid: Count('installments paid in full'),
+  InstallmentsCount: Count('installments in the schedule'),
+  NextDueDate: Text('YYYY-MM-DD of the oldest installment with anything owed ("" when nothing is owed)'),
+  DaysPastDue: Count('days the oldest unpaid installment is overdue (Desembolsado credits; else 0)'),
   DisbursementMethod: Text('how it was disbursed'),
   DisbursementReference: Text('reference of the disbursement'),
-  FirstDueDate: Text('YYYY-MM-DD of the first installment'),
+  FirstDueDate: Text('YYYY-MM-DD of the first installment ("" before disbursement)'),
+  MaturityDate: Text('YYYY-MM-DD of the last installment ("" before disbursement)'),
   RequestedAt: Time('requested'),
   ApprovedAt: Time('approved'),
+  ApprovedBy: Text('user or client that approved it'),
   RejectedAt: Time('rejected'),
+  RejectionReason: Text('why it was rejected'),
   DisbursedAt: Time('disbursed'),
   CancelledAt: Time('cancelled'),
+  CancellationReason: Text('why it was cancelled'),
   PaidAt: Time('paid in full'),
-  CreatedAt: Time('created'),
+  CreatedAt: Time('created (the request)'),
   UpdatedAt: Time('last changed'),
+  Score,
   Debtor,
   Installments: Type.Array(Installment, { description: 'the schedule, in order' }),
 }, { description: 'the credit that triggered the send' })
 
 const OrderMetadata = Type.Object({
-  OriginalAmount: Money('amount before conversion'),
-  ExchangeRate: Money('exchange rate applied'),
+  OriginalAmount: Money('amount before conversion (orders are in the credit\'s currency: the amount)'),
+  ExchangeRate: Money('exchange rate applied (1)'),
   Currency: Text('currency of the original amount'),
-  ProcessingTime: Type.Number({ description: 'processing time reported by the provider' }),
+  ProcessingTime: Type.Number({ description: 'milliseconds from creation to completion' }),
 }, { description: 'provider metadata of the order' })
 
 const Order = Type.Object({
   ID: Id('payment order id'),
   CreditID: Id('credit'),
-  InstallmentID: Id('installment ("" for a full-balance order)'),
+  InstallmentID: Text('installment id, or zero for a full-balance order ("" when none)'),
   InstallmentNumber: Count('installment number (0 for a full-balance order)'),
   Amount: Money('amount'),
-  Type: Text('order type, e.g. payment'),
-  Provider: Text('payment provider'),
-  Status: Text('order status, e.g. completed'),
+  Currency: Text('ISO 4217 currency code'),
+  Type: Text('order type: payment'),
+  Provider: Text('payment provider: manual or sandbox'),
+  Status: Text('order status: completed when approved'),
   Method: Text('payment method'),
   CollectionCosts: Money('collection costs'),
-  TransactionReference: Text('transaction reference'),
+  TransactionReference: Text('the provider\'s transaction reference'),
   PaymentReference: Text('payment reference'),
   ErrorMessage: Text('error message ("" when none)'),
-  RetryCount: Count('retries'),
+  RetryCount: Count('resubmissions to the provider'),
   GatewayOption: Text('gateway option'),
   OverrideMethod: Text('override method'),
   Key: Text('idempotency key of the creation request'),
-  CreatorID: Id('who created the order'),
-  ApproverID: Id('who approved the order'),
+  CreatorID: Text('user or client that created the order'),
+  ApproverID: Text('user or client that approved the order ("" when the provider completed it)'),
+  PaymentDate: Time('value date of the payment'),
   CreatedAt: Time('created'),
   UpdatedAt: Time('last changed'),
   CompletedAt: Time('completed'),
   Metadata: OrderMetadata,
-}, { description: 'the approved payment order (order approvals only; zero-valued otherwise)' })
+}, { description: 'the approved payment order (order approvals and their re-sends; zero-valued otherwise)' })
 
 const Trigger = Type.Object({
   Type: Text('PaymentOrderApproved, CreditDisbursed, manual or test'),
-  EventID: Id('id of the triggering event ("" for test sends)'),
-  OccurredAt: Time('when the trigger happened'),
-  SendID: Id('id of this send (also the Standard Webhooks webhook-id)'),
+  OriginalType: Text('for a manual re-send, the Type of the automatic (or test) send it repeats; otherwise Type'),
+  EventID: Id('id of the triggering event ("" for manual and test sends)'),
+  LogID: Id('the send a manual re-send repeats ("" otherwise)'),
+  OccurredAt: Time('when the trigger happened (for manual and test sends: when asked)'),
+  SendID: Id('id of this send (the log ID)'),
 }, { description: 'why this send happens' })
 
 const Organization = Type.Object({
@@ -194,22 +212,23 @@ export type CreditContext = TemplateContext['Credit']
 export type OrderContext = TemplateContext['Order']
 export type TriggerContext = TemplateContext['Trigger']
 
-/**
- * The one boundary between the credit read models and templates: phase 2
- * implements it over the credit, debtor and order read models. Everything a
- * template can reach goes through a function of this type.
- */
-export type TemplateContextBuilder<Source> = (source: Source) => TemplateContext
-
-/** The "empty credit": every field present with its zero value. */
-export const emptyTemplateContext = (overrides: { Trigger?: Partial<TriggerContext>; Organization?: Partial<TemplateContext['Organization']> } = {}): TemplateContext => {
-  const context: TemplateContext = Value.Create(TemplateContextSchema)
-  return {
-    ...context,
-    Trigger: { ...context.Trigger, ...overrides.Trigger },
-    Organization: { ...context.Organization, ...overrides.Organization },
+const deepFreeze = <T>(value: T): T => {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const child of Object.values(value)) deepFreeze(child)
   }
+  return value
 }
+
+// Built once: creating it from the schema walks every field, and every send's context starts from it.
+const EMPTY: TemplateContext = deepFreeze(Value.Create(TemplateContextSchema))
+
+/** The "empty credit": every field present with its zero value (frozen: build new objects from it). */
+export const emptyTemplateContext = (overrides: { Trigger?: Partial<TriggerContext>; Organization?: Partial<TemplateContext['Organization']> } = {}): TemplateContext => ({
+  ...EMPTY,
+  Trigger: { ...EMPTY.Trigger, ...overrides.Trigger },
+  Organization: { ...EMPTY.Organization, ...overrides.Organization },
+})
 
 /** Every field path of the context (`Credit.Debtor.Natural.FirstName`, `Credit.Installments[].Amount`), for the docs check. */
 export const contextPaths = (schema: TSchema = TemplateContextSchema, prefix = ''): string[] => {

@@ -1,5 +1,4 @@
 import { IsArray, IsBoolean, IsInteger, IsNumber, IsObject, IsString, type TSchema } from 'typebox'
-import { OPEN_FILE_IDS } from './context.js'
 
 /**
  * What the checker knows of a value while compiling: the context's shape is
@@ -9,7 +8,7 @@ import { OPEN_FILE_IDS } from './context.js'
 export type Type =
   | { kind: 'any' }
   | { kind: 'scalar'; name: 'string' | 'number' | 'bool' }
-  | { kind: 'struct'; name: string; fields: ReadonlyMap<string, Type>; openFileIds: boolean }
+  | { kind: 'struct'; name: string; fields: ReadonlyMap<string, Type> }
   | { kind: 'list'; element: Type }
 
 export const ANY: Type = { kind: 'any' }
@@ -17,7 +16,7 @@ export const ANY: Type = { kind: 'any' }
 export const typeOfSchema = (schema: TSchema, name = 'context'): Type => {
   if (IsObject(schema)) {
     const fields = new Map(Object.entries(schema.properties).map(([key, child]) => [key, typeOfSchema(child, key)]))
-    return { kind: 'struct', name, fields, openFileIds: Reflect.get(schema, OPEN_FILE_IDS) === true }
+    return { kind: 'struct', name, fields }
   }
   if (IsArray(schema)) return { kind: 'list', element: typeOfSchema(schema.items, name) }
   if (IsString(schema)) return { kind: 'scalar', name: 'string' }
@@ -43,7 +42,6 @@ export const fieldType = (base: Type, name: string): { type: Type } | { error: s
     case 'struct': {
       const field = base.fields.get(name)
       if (field !== undefined) return { type: field }
-      if (base.openFileIds && /^[A-Z][A-Za-z0-9]*FileID$/.test(name)) return { type: { kind: 'scalar', name: 'string' } }
       return { error: `can't evaluate field ${name} in type ${base.name} (it has ${[...base.fields.keys()].join(', ')})` }
     }
     default:

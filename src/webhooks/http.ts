@@ -92,7 +92,6 @@ export const exchange = async (outgoing: OutgoingRequest, options: HttpOptions):
       body: outgoing.method === 'GET' ? null : outgoing.body,
       dispatcher: options.agent,
       signal: controller.signal,
-      reset: true,
     })
     const { text, truncated } = await readCapped(response.body, options.maxResponseBytes)
     if (truncated) response.body.destroy()

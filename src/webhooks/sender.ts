@@ -36,6 +36,16 @@ export interface SendRequest {
 export type SendReport = { sendId: string } & Pick<WebhookSendCompleted['data'],
   'outcome' | 'request' | 'response' | 'auth' | 'error' | 'responseQueryResults' | 'durationMs'>
 
+/**
+ * A send whose start is recorded; `finish` sends it and records the outcome
+ * (`position`: where, for waiting on the read models; `report`: what the
+ * caller answers, built only when asked).
+ */
+export interface StartedSend {
+  sendId: string
+  finish(): Promise<{ position: number; report(): SendReport }>
+}
+
 const agents = new Map<boolean, Agent>()
 const agentFor = (allowPrivate: boolean): Agent => {
   const existing = agents.get(allowPrivate)
@@ -55,8 +65,8 @@ interface Recorders {
 /**
  * Sends webhooks and records every send as events: `WebhookSendStarted`
  * before anything goes on the wire, `WebhookSendCompleted` with the whole
- * exchange after. Used by POST /webhook-test and, in the credit phase, by the
- * firing process manager and manual re-sends.
+ * exchange after. Used by POST /webhook-test, the firing process manager
+ * and manual re-sends.
  */
 export class WebhookSender {
   constructor(private readonly services: Services) {}
@@ -95,6 +105,20 @@ export class WebhookSender {
    * started before (a redelivered trigger, a restart): the log already has it.
    */
   async send(request: SendRequest): Promise<SendReport | null> {
+    const started = await this.start(request)
+    if (started === null) return null
+    const { report, position } = await started.finish()
+    await this.services.settle(position)
+    return report()
+  }
+
+  /**
+   * Renders and records the start (`WebhookSendStarted`), nothing on the wire
+   * yet; null when a send with this id was started before. `finish` then
+   * makes the exchange and records its outcome: a firing starts its sends in
+   * order and lets them finish concurrently.
+   */
+  async start(request: SendRequest): Promise<StartedSend | null> {
     const { services } = this
     const startedAt = services.clock.now()
     const clockStart = performance.now()
@@ -113,7 +137,11 @@ export class WebhookSender {
       request: rendered === null ? null : recordRequest(rendered.request, recorders.log), now: startedAt.toISOString(),
     }, request.commandContext)
     if (started.events.length === 0) return null
+    return { sendId: request.sendId, finish: () => this.finish(request, rendered, renderError, clockStart) }
+  }
 
+  private async finish(request: SendRequest, rendered: RenderedWebhook | null, renderError: SendError | null, clockStart: number) {
+    const { services } = this
     const outcome = rendered === null
       ? { request: null, auth: null, exchange: null, error: renderError, secrets: [] }
       : await this.deliver(rendered, request.configuration)
@@ -134,11 +162,14 @@ export class WebhookSender {
       auth: recordAuth(rules),
     })
     const logged = view(finalRecorders.log)
-    await services.execute(webhookSendAggregate, request.sendId, {
+    const { position } = await services.commands.execute(webhookSendAggregate, request.sendId, {
       type: 'CompleteWebhookSend', outcome: delivered ? 'delivered' : 'failed', ...logged, error: outcome.error,
       responseQueryResults, durationMs, now: services.clock.now().toISOString(),
     }, request.commandContext)
-    return { sendId: request.sendId, outcome: delivered ? 'delivered' : 'failed', ...view(finalRecorders.answer), error: outcome.error, responseQueryResults, durationMs }
+    const report = (): SendReport => ({
+      sendId: request.sendId, outcome: delivered ? 'delivered' : 'failed', ...view(finalRecorders.answer), error: outcome.error, responseQueryResults, durationMs,
+    })
+    return { report, position }
   }
 
   /** The token request (when configured), then the webhook request. */

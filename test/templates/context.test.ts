@@ -1,7 +1,10 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
-import { contextPaths, emptyTemplateContext, fileIdKey, profileFileFields } from '../../src/templates/context.js'
+import { allProfileFileFields, acceptsFileField, fileIdKey } from '../../src/events/profile.js'
+import { compileTemplate } from '../../src/templates/compile.js'
+import { contextPaths, emptyTemplateContext } from '../../src/templates/context.js'
+import { TemplateSyntaxError } from '../../src/templates/errors.js'
 import { templateFunctions } from '../../src/templates/functions.js'
 
 const doc = fs.readFileSync(path.resolve(import.meta.dirname, '../../docs/webhooks.md'), 'utf8')
@@ -20,11 +23,19 @@ t.test('the empty credit has every field with its zero value', async (t) => {
   }
 })
 
-t.test('profile files are named <Campo>FileID', async (t) => {
+t.test('a person exposes exactly the <Campo>FileID keys of the profile campos its type takes', async (t) => {
   t.equal(fileIdKey('work-certificate'), 'WorkCertificateFileID')
-  t.equal(fileIdKey('rut'), 'RutFileID')
-  t.equal(fileIdKey('identity_document_front'), 'IdentityDocumentFrontFileID')
-  for (const campo of profileFileFields) t.equal(Reflect.get(emptyTemplateContext().Credit.Debtor.Natural, fileIdKey(campo)), '')
+  t.equal(fileIdKey('chamber-of-commerce-certificate'), 'ChamberOfCommerceCertificateFileID')
+  const { Natural, Legal } = emptyTemplateContext().Credit.Debtor
+  for (const [type, person] of [['natural', Natural], ['legal', Legal]] as const) {
+    const expected = allProfileFileFields.filter((campo) => acceptsFileField(type, campo)).map(fileIdKey).sort()
+    t.same(Object.keys(person).filter((key) => key.endsWith('FileID')).sort(), expected, type)
+    for (const key of expected) t.equal(Reflect.get(person, key), '', `${type} ${key} is present and empty`)
+  }
+  t.notOk(Object.hasOwn(Natural, 'ChamberOfCommerceCertificateFileID'), 'a campo only legal persons take is not on Natural')
+  t.throws(() => compileTemplate('{{ .Credit.Debtor.Natural.ProofOfAddressFileID }}'), TemplateSyntaxError, 'a FileID of no campo is refused when saved')
+  t.throws(() => compileTemplate('{{ .Credit.Debtor.Natural.ShareholderStructureFileID }}'), TemplateSyntaxError, 'so is one of a campo the person type does not take')
+  t.doesNotThrow(() => compileTemplate('{{ .Credit.Debtor.Legal.ShareholderStructureFileID }}'))
 })
 
 t.test('the webhook document lists every context field and every template function', async (t) => {

@@ -11,7 +11,7 @@ const env = {
 const credit = (): TemplateContext => {
   const base = emptyTemplateContext()
   const installment = (n: number) => ({
-    ID: `i-${n}`, Number: n, Amount: '760000.25', DueDate: `2026-0${n + 1}-15`, Principal: '0', Interest: '0', PaidAmount: '0',
+    ID: `i-${n}`, Number: n, Amount: '760000.25', DueDate: `2026-0${n + 1}-15`, Principal: '0', Interest: '0', PaidPrincipal: '0', PaidInterest: '0', PaidAmount: '0',
     Outstanding: '760000.25', Status: 'pending', PaidAt: '', DaysPastDue: 0,
   })
   return {
@@ -48,7 +48,7 @@ t.test('text, field chains, variables and the root variable', async (t) => {
   t.equal(render('{{ $c := .Credit }}{{ $c.Status }} {{ $.Credit.Currency }}'), 'Desembolsado COP')
   t.equal(render('{{ $x := 1 }}{{ $x = 2 }}{{ $x }}'), '2', 'assignment changes a declared variable')
   t.equal(render('{{ .Credit.Debtor.Natural.WorkCertificateFileID }}'), 'f-9', 'profile file ids by <Campo>FileID')
-  t.equal(render('{{ .Credit.Debtor.Legal.ChamberOfCommerceFileID | printf "%q" }}'), '""', 'a listed campo is always present')
+  t.equal(render('{{ .Credit.Debtor.Legal.ChamberOfCommerceCertificateFileID | printf "%q" }}'), '""', 'every campo of the person type is present')
   t.equal(render('{{ "a\\tb\\u00e9" }}|{{ `raw\\n` }}|{{ 0x1F }}|{{ 1_000 }}|{{ -2.5 }}|{{ 1.5e3 }}|{{ true }}|{{ default "d" nil }}'), 'a\tbé|raw\\n|31|1000|-2.5|1500|true|d')
 })
 

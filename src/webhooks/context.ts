@@ -1,0 +1,138 @@
+import type { CreditState } from '../commands/credit.js'
+import type { LegalPerson, NaturalPerson } from '../events/profile.js'
+import { creditFigures, installmentStatus } from '../projections/credits.js'
+import type { OrderDoc } from '../projections/paymentOrders.js'
+import type { ProfileDoc, WithFileIds } from '../projections/profiles.js'
+import { ageOn } from '../shared/age.js'
+import { dayOf, daysPastDue } from '../shared/amortization.js'
+import { isPaid, outstandingOf, type InstallmentPosition } from '../shared/installments.js'
+import { money, toMoneyString } from '../shared/money.js'
+import { emptyTemplateContext, fileIdKeysOf, type CreditContext, type OrderContext, type TemplateContext, type TriggerContext } from '../templates/context.js'
+
+/** What a send renders from: the read models' documents as the firing (or a manual re-send) found them. */
+export interface ContextSource {
+  credit: CreditState
+  /** The debtor's profile; null when the read model has none (the debtor is then zero-valued but for its ID). */
+  debtor: ProfileDoc | null
+  /** The payment order of an order approval; null otherwise. */
+  order: OrderDoc | null
+  organization: { id: string; name: string }
+  trigger: TriggerContext
+  /** The render date: ages and days past due are counted to it. */
+  at: Date
+}
+
+type Debtor = CreditContext['Debtor']
+type NaturalContext = Debtor['Natural']
+type LegalContext = Debtor['Legal']
+
+const fileIds = (person: WithFileIds<object> | null, type: 'natural' | 'legal'): Record<`${string}FileID`, string> =>
+  Object.fromEntries(fileIdKeysOf(type).map((key) => [key, person?.[key] ?? '']))
+
+const naturalContext = (natural: WithFileIds<NaturalPerson>, at: Date): NaturalContext => ({
+  FirstName: natural.firstName, MiddleName: natural.middleName ?? '', LastName: natural.lastName, SecondLastName: natural.secondLastName ?? '',
+  DocumentType: natural.documentType, DocumentNumber: natural.documentNumber, BirthDate: natural.birthDate ?? '',
+  Age: natural.birthDate === undefined ? 0 : ageOn(natural.birthDate, at), Gender: natural.gender ?? '', Email: natural.email ?? '',
+  Phone: natural.phone ?? '', Address: natural.address ?? '', CityID: natural.cityId ?? '', MonthlyIncome: natural.monthlyIncome ?? '0',
+  EmploymentType: natural.employmentType ?? '', EmployerName: natural.employerName ?? '', Occupation: natural.occupation ?? '',
+  EmploymentStartDate: natural.employmentStartDate ?? '', ...fileIds(natural, 'natural'),
+})
+
+const legalContext = (legal: WithFileIds<LegalPerson>, empty: LegalContext): LegalContext => {
+  const representative = legal.legalRepresentative
+  return {
+    BusinessName: legal.businessName, TradeName: legal.tradeName ?? '', DocumentType: legal.documentType, DocumentNumber: legal.documentNumber,
+    TaxID: legal.taxId ?? '',
+    LegalRepresentative: representative === undefined ? empty.LegalRepresentative : {
+      FirstName: representative.firstName, LastName: representative.lastName, DocumentType: representative.documentType,
+      DocumentNumber: representative.documentNumber, Email: representative.email ?? '', Phone: representative.phone ?? '',
+    },
+    Email: legal.email ?? '', Phone: legal.phone ?? '', Address: legal.address ?? '', CityID: legal.cityId ?? '',
+    IncorporationDate: legal.incorporationDate ?? '', EconomicActivity: legal.economicActivity ?? '', MonthlyIncome: legal.monthlyIncome ?? '0',
+    ...fileIds(legal, 'legal'),
+  }
+}
+
+const debtorContext = (debtorId: string, profile: ProfileDoc | null, at: Date, empty: Debtor): Debtor => {
+  if (profile === null) return { ...empty, ID: debtorId }
+  const natural = profile.natural === null ? empty.Natural : naturalContext(profile.natural, at)
+  const legal = profile.legal === null ? empty.Legal : legalContext(profile.legal, empty.Legal)
+  const name = profile.natural !== null
+    ? [profile.natural.firstName, profile.natural.middleName, profile.natural.lastName, profile.natural.secondLastName].filter((p) => p !== undefined && p !== '').join(' ')
+    : profile.legal?.businessName ?? ''
+  const person = profile.natural ?? profile.legal
+  return {
+    ID: profile._id, Type: profile.type, Name: name, DocumentType: person?.documentType ?? '', DocumentNumber: person?.documentNumber ?? '',
+    Email: person?.email ?? '', Phone: person?.phone ?? '', Natural: natural, Legal: legal,
+  }
+}
+
+/** Arrears count only on a disbursed credit, for what is still owed. */
+const arrears = (credit: CreditState, installment: InstallmentPosition, today: string): number =>
+  credit.status === 'Desembolsado' && !isPaid(installment) ? daysPastDue(installment.dueDate, today) : 0
+
+const installmentContext = (credit: CreditState, installment: InstallmentPosition, today: string): CreditContext['Installments'][number] => ({
+  ID: installment.installmentId, Number: installment.number, DueDate: installment.dueDate, Amount: installment.amount,
+  Principal: installment.principal, Interest: installment.interest,
+  PaidPrincipal: toMoneyString(installment.paidPrincipal, credit.currency), PaidInterest: toMoneyString(installment.paidInterest, credit.currency),
+  PaidAmount: toMoneyString(money(installment.paidPrincipal).plus(installment.paidInterest), credit.currency),
+  Outstanding: toMoneyString(outstandingOf(installment).total, credit.currency), Status: installmentStatus(installment),
+  PaidAt: installment.paidAt ?? '', DaysPastDue: arrears(credit, installment, today),
+})
+
+const creditContext = (source: ContextSource, empty: CreditContext): CreditContext => {
+  const { credit, at } = source
+  const today = dayOf(at)
+  const figures = creditFigures(credit)
+  const oldestUnpaid = credit.installments.find((i) => !isPaid(i))
+  const score = credit.score
+  return {
+    ID: credit.creditId, Status: credit.status === 'none' ? '' : credit.status, OrganizationID: credit.organizationId,
+    CreditLineID: credit.creditLineId, CreditLineName: credit.creditLineName, DebtorID: credit.debtorId, Currency: credit.currency,
+    Principal: credit.principal, Rate: credit.rate, RateType: credit.rateType, MonthlyRate: credit.monthlyRate, Term: credit.term,
+    InstallmentAmount: credit.installmentAmount, TotalInterest: credit.totalInterest, TotalAmount: credit.totalAmount,
+    OutstandingBalance: figures.outstandingTotal, OutstandingPrincipal: figures.outstandingPrincipal, OutstandingInterest: figures.outstandingInterest,
+    PaidAmount: figures.paidTotal, UnappliedAmount: toMoneyString(credit.unapplied, credit.currency), InstallmentsPaid: figures.installmentsPaid,
+    InstallmentsCount: credit.installments.length, NextDueDate: figures.nextDueDate ?? '',
+    DaysPastDue: oldestUnpaid === undefined ? 0 : arrears(credit, oldestUnpaid, today),
+    DisbursementMethod: credit.disbursementMethod ?? '', DisbursementReference: credit.disbursementReference ?? '',
+    FirstDueDate: credit.firstDueDate ?? '', MaturityDate: credit.maturityDate ?? '', RequestedAt: credit.requestedAt,
+    ApprovedAt: credit.approvedAt ?? '', ApprovedBy: credit.approvedBy ?? '', RejectedAt: credit.rejectedAt ?? '',
+    RejectionReason: credit.rejectionReason ?? '', DisbursedAt: credit.disbursedAt ?? '', CancelledAt: credit.cancelledAt ?? '',
+    CancellationReason: credit.cancellationReason ?? '', PaidAt: credit.paidAt ?? '', CreatedAt: credit.requestedAt, UpdatedAt: credit.updatedAt,
+    Score: score === null ? empty.Score : {
+      ScoringModelID: score.scoringModelId, Score: score.score, Decision: score.decision, Reasons: [...score.reasons], ScoredAt: score.scoredAt,
+    },
+    Debtor: debtorContext(credit.debtorId, source.debtor, at, empty.Debtor),
+    Installments: credit.installments.map((i) => installmentContext(credit, i, today)),
+  }
+}
+
+const orderContext = (doc: OrderDoc, empty: OrderContext): OrderContext => {
+  const order = doc.order
+  if (order === null) return empty
+  return {
+    ID: order.orderId, CreditID: order.creditId, InstallmentID: order.installmentId, InstallmentNumber: order.installmentNumber,
+    Amount: order.amount, Currency: order.currency, Type: order.type, Provider: order.provider, Status: doc.status === 'none' ? '' : doc.status,
+    Method: order.method, CollectionCosts: order.collectionCosts, TransactionReference: doc.transactionReference,
+    PaymentReference: doc.paymentReference, ErrorMessage: doc.errorMessage, RetryCount: 0, GatewayOption: order.gatewayOption,
+    OverrideMethod: order.overrideMethod, Key: order.key, CreatorID: order.creatorId, ApproverID: doc.approverId, PaymentDate: order.paymentDate,
+    CreatedAt: order.createdAt, UpdatedAt: doc.updatedAt, CompletedAt: doc.completedAt ?? '',
+    Metadata: { OriginalAmount: order.amount, ExchangeRate: '1', Currency: order.currency, ProcessingTime: doc.processingTime },
+  }
+}
+
+/**
+ * The one mapping from read models to what a template sees: the credit (its
+ * aggregate state as the credit read model stores it), the debtor's profile,
+ * the order of an approval, the organization and the trigger.
+ */
+export const templateContextOf = (source: ContextSource): TemplateContext => {
+  const empty = emptyTemplateContext()
+  return {
+    Credit: creditContext(source, empty.Credit),
+    Order: source.order === null ? empty.Order : orderContext(source.order, empty.Order),
+    Trigger: source.trigger,
+    Organization: { ID: source.organization.id, Name: source.organization.name },
+  }
+}
