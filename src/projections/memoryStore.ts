@@ -1,4 +1,5 @@
 import { Query, find } from 'mingo'
+import { compileFilter } from './memoryFilter.js'
 import { specOf, type CollectionSpec, type Filter, type FindOptions, type ReadCollection, type ReadDocument, type ReadStore } from './readStore.js'
 
 const deepFreeze = <T>(value: T): T => {
@@ -16,7 +17,10 @@ const deepFreeze = <T>(value: T): T => {
  */
 const matcher = (filter: Filter): ((doc: ReadDocument) => boolean) => {
   const query = new Query(filter)
-  return (doc) => query.test(doc as unknown as Record<string, unknown>)
+  const full = (doc: ReadDocument) => query.test(doc as unknown as Record<string, unknown>)
+  const fast = compileFilter(filter)
+  if (fast === null) return full
+  return (doc) => fast(doc) ?? full(doc)
 }
 
 type Key = string | number | boolean
@@ -47,6 +51,10 @@ class EqualityIndex {
   remove(doc: ReadDocument): void {
     const value = valueAt(doc, this.field)
     if (isKey(value)) this.entries.get(value)?.delete(doc._id)
+  }
+  /** Whether a replacement keeps the indexed value (then its entry, and its place in iteration order, stay). */
+  same(previous: ReadDocument, next: ReadDocument): boolean {
+    return valueAt(previous, this.field) === valueAt(next, this.field)
   }
   lookup(value: Key): ReadonlySet<string> {
     return this.entries.get(value) ?? new Set()
@@ -103,10 +111,12 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
 
   async put(doc: T): Promise<void> {
     const previous = this.docs.get(doc._id)
-    if (previous !== undefined) for (const index of this.indexes) index.remove(previous)
     const stored = deepFreeze(doc)
+    // An index entry moves only when its value changes: a stream iterating an index meanwhile neither repeats nor skips the document.
+    const moved = previous === undefined ? this.indexes : this.indexes.filter((index) => !index.same(previous, stored))
+    if (previous !== undefined) for (const index of moved) index.remove(previous)
     this.docs.set(doc._id, stored)
-    for (const index of this.indexes) index.add(stored)
+    for (const index of moved) index.add(stored)
   }
 
   async delete(id: string): Promise<void> {
@@ -124,14 +134,18 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   }
 
   private select(filter: Filter, options: FindOptions): T[] {
-    let cursor = find<T>([...this.candidates(filter)], filter)
+    const query = matcher(filter)
+    const matching: T[] = []
+    for (const doc of this.candidates(filter)) if (query(doc)) matching.push(doc)
+    if (options.sort === undefined && options.skip === undefined && options.limit === undefined) return matching
+    let cursor = find<T>(matching, {})
     if (options.sort !== undefined) cursor = cursor.sort(options.sort)
     if (options.skip !== undefined) cursor = cursor.skip(options.skip)
     if (options.limit !== undefined) cursor = cursor.limit(options.limit)
     return cursor.all()
   }
 
-  /** The documents worth testing: narrowed by `_id` or an indexed equality when the filter has one. */
+  /** The documents worth testing: narrowed by `_id`, or by the most selective indexed equality of the filter. */
   private *candidates(filter: Filter): Iterable<T> {
     const id = filter['_id']
     if (typeof id === 'string') {
@@ -139,17 +153,21 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
       if (doc !== undefined) yield doc
       return
     }
+    let narrowest: ReadonlySet<string> | null = null
     for (const index of this.indexes) {
       const value = filter[index.field]
-      if (isKey(value)) {
-        for (const docId of index.lookup(value)) {
-          const doc = this.docs.get(docId)
-          if (doc !== undefined) yield doc
-        }
-        return
-      }
+      if (!isKey(value)) continue
+      const ids = index.lookup(value)
+      if (narrowest === null || ids.size < narrowest.size) narrowest = ids
     }
-    yield* this.docs.values()
+    if (narrowest === null) {
+      yield* this.docs.values()
+      return
+    }
+    for (const docId of narrowest) {
+      const doc = this.docs.get(docId)
+      if (doc !== undefined) yield doc
+    }
   }
 }
 
