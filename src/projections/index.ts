@@ -17,6 +17,7 @@ import { paymentOrdersProjection } from './paymentOrders.js'
 import { scoringModelsProjection } from './scoringModels.js'
 import { taxesProjection } from './taxes.js'
 import { creditLimitsProjection } from './creditLimits.js'
+import { creditMovementsProjection } from './creditMovements.js'
 
 /** Every read model of the service. */
 export const allProjections: readonly Projection[] = [
@@ -38,4 +39,5 @@ export const allProjections: readonly Projection[] = [
   scoringModelsProjection,
   taxesProjection,
   creditLimitsProjection,
+  creditMovementsProjection,
 ]

@@ -17,6 +17,7 @@ import { paymentOrderQueries } from './paymentOrders.js'
 import { scoringModelQueries } from './scoringModels.js'
 import { taxQueries } from './taxes.js'
 import { creditLimitQueries } from './creditLimits.js'
+import { creditMovementQueries } from './creditMovements.js'
 
 /** Every query function the HTTP layer and the process managers may call, bound to the read store. */
 export const createQueries = (store: ReadStore) => ({
@@ -38,6 +39,7 @@ export const createQueries = (store: ReadStore) => ({
   scoringModels: scoringModelQueries(store),
   taxes: taxQueries(store),
   creditLimits: creditLimitQueries(store),
+  creditMovements: creditMovementQueries(store),
 })
 
 export type Queries = ReturnType<typeof createQueries>
