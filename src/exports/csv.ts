@@ -6,7 +6,8 @@ import { Decimal } from 'decimal.js'
  * How a column writes its values:
  * - `text`: as is; a value starting with `=`, `+`, `-`, `@`, tab or CR gets a leading `'` so spreadsheets never run it as a formula
  * - `integer`: digits
- * - `decimal`: a plain decimal string (never exponent notation), with `scale` fixed digits when the column names one
+ * - `decimal`: a plain decimal string (never exponent notation), with `scale` fixed digits when the column names one; without a
+ *   scale a plain decimal string is written as given (money keeps its currency's minor unit)
  * - `date`: `YYYY-MM-DD` (UTC)
  * - `timestamp`: ISO 8601 UTC with milliseconds
  * - `boolean`: `true` / `false`
@@ -34,6 +35,25 @@ export class CellError extends Error {
 
 const FORMULA_START = /^[=+\-@\t\r]/
 
+const PLAIN_DECIMAL = /^-?(0|[1-9]\d*)(\.\d+)?$/
+const plainWithScale = new Map<number, RegExp>()
+
+/**
+ * A decimal string already written as the column writes it: plain notation,
+ * and exactly the column's scale when it has one. Without a scale the string is
+ * kept as the read model holds it, so money keeps its currency's minor unit
+ * (`3000000.00`, not `3000000`).
+ */
+const alreadyPlain = (value: string, scale: number | undefined): boolean => {
+  if (scale === undefined) return PLAIN_DECIMAL.test(value) && !/^-0(\.0+)?$/.test(value)
+  let pattern = plainWithScale.get(scale)
+  if (pattern === undefined) {
+    pattern = new RegExp(scale === 0 ? '^(0|[1-9]\\d*)$' : `^(0|[1-9]\\d*)\\.\\d{${scale}}$`)
+    plainWithScale.set(scale, pattern)
+  }
+  return pattern.test(value)
+}
+
 const isoOf = (column: string, value: unknown): string => {
   const date = value instanceof Date ? value : typeof value === 'string' || typeof value === 'number' ? new Date(value) : null
   if (date === null || Number.isNaN(date.getTime())) throw new CellError(column, `${String(value)} is not a date`)
@@ -52,6 +72,7 @@ export const formatCell = <Row>(column: Column<Row>, value: unknown): string => 
       throw new CellError(column.name, `${String(value)} is not an integer`)
     case 'decimal': {
       if (typeof value !== 'string' && !(value instanceof Decimal)) throw new CellError(column.name, 'decimals must be decimal strings, never floats')
+      if (typeof value === 'string' && alreadyPlain(value, column.scale)) return value
       let decimal: Decimal
       try {
         decimal = new Decimal(value)

@@ -1,4 +1,5 @@
 import type { Queries } from '../projections/queries.js'
+import type { FieldError } from '../shared/errors.js'
 import { CSV_CONTENT_TYPE, isBodyOf, type ExportBody, type ExportType } from './catalogue.js'
 import { records, type Column } from './csv.js'
 import { Registry } from './registry.js'
@@ -27,6 +28,8 @@ export interface DataSetDefinition<T extends ExportType, Row> {
   count?(body: ExportBody<T>, context: DataSetContext): Promise<number>
   /** Default `text/csv; charset=utf-8`. */
   contentType?: string
+  /** What the body schema cannot say (e.g. columns of sources that do not combine): each error answers 400 BIND_ERROR. */
+  check?(body: ExportBody<T>): FieldError[]
 }
 
 export interface OpenedDataSet {
@@ -41,6 +44,7 @@ export interface DataSet {
   contentType: string
   open(body: ExportBody, context: DataSetContext): OpenedDataSet
   count: ((body: ExportBody, context: DataSetContext) => Promise<number>) | null
+  check(body: ExportBody): FieldError[]
 }
 
 const mismatch = (expected: string, body: ExportBody) => new Error(`data set ${expected} was given a ${body.type} body`)
@@ -50,7 +54,7 @@ export const defineDataSet = <T extends ExportType, Row>(definition: DataSetDefi
     if (!isBodyOf(definition.type, body)) throw mismatch(definition.type, body)
     return body
   }
-  const { count } = definition
+  const { count, check } = definition
   return {
     type: definition.type,
     description: definition.description,
@@ -61,6 +65,7 @@ export const defineDataSet = <T extends ExportType, Row>(definition: DataSetDefi
       return { header: columns.map((c) => c.name), records: records(columns, definition.rows(own, context)) }
     },
     count: count === undefined ? null : (body, context) => count(typed(body), context),
+    check: (body) => (check === undefined ? [] : check(typed(body))),
   }
 }
 

@@ -6,7 +6,7 @@ import { csvStream, CellError } from '../exports/csv.js'
 import type { DataSet, DataSetContext } from '../exports/dataSets.js'
 import type { ExportJobDoc } from '../projections/exports.js'
 import type { Services } from '../services.js'
-import { isAppError } from '../shared/errors.js'
+import { isAppError, type FieldError } from '../shared/errors.js'
 import { deterministicId, newId } from '../shared/ids.js'
 import { defineProcess } from './process.js'
 
@@ -27,12 +27,17 @@ export const exportFileId = (orderId: string): string => deterministicId('export
 
 export const isoNow = (services: Services): string => services.clock.now().toISOString()
 
+const invalidParameters = (errors: readonly FieldError[]) =>
+  new ExportJobError(`the export parameters are not valid: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`)
+
 /** The data set and checked body of a job, or the reason it cannot run. */
 export const resolveExport = (services: Services, exportType: string, parameters: object): { dataSet: DataSet; body: ExportBody } => {
   const parsed = parseExportBody({ ...parameters, type: exportType })
-  if ('errors' in parsed) throw new ExportJobError(`the export parameters are not valid: ${parsed.errors.map((e) => `${e.field} ${e.message}`).join('; ')}`)
+  if ('errors' in parsed) throw invalidParameters(parsed.errors)
   const dataSet = services.exports.dataSets.get(parsed.body.type)
   if (dataSet === undefined) throw new ExportJobError(`export type ${exportType} is not available in this version of the service`)
+  const errors = dataSet.check(parsed.body)
+  if (errors.length > 0) throw invalidParameters(errors)
   return { dataSet, body: parsed.body }
 }
 
