@@ -37,37 +37,38 @@ const valueAt = (doc: object, field: string): unknown => {
   return current
 }
 
-/** Equality index on one field: value → ids. */
-class EqualityIndex {
-  private readonly entries = new Map<Key, Set<string>>()
+/** Equality index on one field: value → the documents holding it (by id, in the order they first took the value). */
+class EqualityIndex<T extends ReadDocument> {
+  private readonly entries = new Map<Key, Map<string, T>>()
   constructor(readonly field: string) {}
-  add(doc: ReadDocument): void {
+  /** Adds the document, or replaces it in place (keeping its position) when it is there already. */
+  add(doc: T): void {
     const value = valueAt(doc, this.field)
     if (!isKey(value)) return
-    const ids = this.entries.get(value) ?? new Set<string>()
-    ids.add(doc._id)
-    this.entries.set(value, ids)
+    const docs = this.entries.get(value) ?? new Map<string, T>()
+    docs.set(doc._id, doc)
+    this.entries.set(value, docs)
   }
-  remove(doc: ReadDocument): void {
+  remove(doc: T): void {
     const value = valueAt(doc, this.field)
     if (isKey(value)) this.entries.get(value)?.delete(doc._id)
   }
   /** Whether a replacement keeps the indexed value (then its entry, and its place in iteration order, stay). */
-  same(previous: ReadDocument, next: ReadDocument): boolean {
+  same(previous: T, next: T): boolean {
     return valueAt(previous, this.field) === valueAt(next, this.field)
   }
-  lookup(value: Key): ReadonlySet<string> {
-    return this.entries.get(value) ?? new Set()
+  lookup(value: Key): ReadonlyMap<string, T> {
+    return this.entries.get(value) ?? new Map()
   }
 }
 
 class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   private readonly docs = new Map<string, T>()
-  private readonly indexes: EqualityIndex[]
+  private readonly indexes: EqualityIndex<T>[]
 
   constructor(spec: CollectionSpec) {
     const fields = new Set((spec.indexes ?? []).map((index) => Object.keys(index)[0]).filter((f): f is string => f !== undefined))
-    this.indexes = [...fields].map((field) => new EqualityIndex(field))
+    this.indexes = [...fields].map((field) => new EqualityIndex<T>(field))
   }
 
   async get(id: string): Promise<T | null> {
@@ -113,10 +114,9 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
     const previous = this.docs.get(doc._id)
     const stored = deepFreeze(doc)
     // An index entry moves only when its value changes: a stream iterating an index meanwhile neither repeats nor skips the document.
-    const moved = previous === undefined ? this.indexes : this.indexes.filter((index) => !index.same(previous, stored))
-    if (previous !== undefined) for (const index of moved) index.remove(previous)
+    if (previous !== undefined) for (const index of this.indexes) if (!index.same(previous, stored)) index.remove(previous)
     this.docs.set(doc._id, stored)
-    for (const index of moved) index.add(stored)
+    for (const index of this.indexes) index.add(stored)
   }
 
   async delete(id: string): Promise<void> {
@@ -146,28 +146,20 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   }
 
   /** The documents worth testing: narrowed by `_id`, or by the most selective indexed equality of the filter. */
-  private *candidates(filter: Filter): Iterable<T> {
+  private candidates(filter: Filter): Iterable<T> {
     const id = filter['_id']
     if (typeof id === 'string') {
       const doc = this.docs.get(id)
-      if (doc !== undefined) yield doc
-      return
+      return doc === undefined ? [] : [doc]
     }
-    let narrowest: ReadonlySet<string> | null = null
+    let narrowest: ReadonlyMap<string, T> = this.docs
     for (const index of this.indexes) {
       const value = filter[index.field]
       if (!isKey(value)) continue
-      const ids = index.lookup(value)
-      if (narrowest === null || ids.size < narrowest.size) narrowest = ids
+      const docs = index.lookup(value)
+      if (docs.size < narrowest.size || narrowest === this.docs) narrowest = docs
     }
-    if (narrowest === null) {
-      yield* this.docs.values()
-      return
-    }
-    for (const docId of narrowest) {
-      const doc = this.docs.get(docId)
-      if (doc !== undefined) yield doc
-    }
+    return narrowest.values()
   }
 }
 
