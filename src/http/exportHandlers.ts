@@ -208,7 +208,7 @@ export const sendInlineExport = (services: Services, request: FastifyRequest, re
   const requestedAt = services.clock.now().toISOString()
   const abort = new AbortController()
   const opened = dataSet.open(body, { organizationId: organization.id, queries: services.queries, requestedAt, signal: abort.signal })
-  const content = csvStream(opened.header, opened.records)
+  const content = csvStream(opened.header, opened.batches)
   content.once('close', () => abort.abort())
   return reply
     .header('content-type', dataSet.contentType)

@@ -2,7 +2,7 @@ import type { DocumentType } from '../../events/profile.js'
 import { defineDataSet } from '../dataSets.js'
 import { date, decimal, integer, text } from '../lib/columns.js'
 import { cityCodes, phoneDigits } from '../lib/identity.js'
-import { portfolioOf, riskCategory, type PositionedCredit } from '../lib/positions.js'
+import { portfolioOf, riskCategory, type CreditPosition } from '../lib/positions.js'
 import { bureauCount, bureauRows, type BureauRow } from '../lib/bureau.js'
 
 type Row = BureauRow
@@ -11,9 +11,9 @@ type Row = BureauRow
 export const bureauAIdentificationCodes: Record<DocumentType, string> = { CC: '1', NIT: '2', TI: '3', CE: '4', PP: '5', PEP: '6', PPT: '7' }
 
 /** Novelty of the obligation at the cut: 01 current, 05 paid off, 06/07/08/09 thirty/sixty/ninety/120+ days past due. */
-export const bureauANovelty = (row: PositionedCredit): string => {
-  if (row.position.state === 'Pagado') return '05'
-  const days = row.position.daysPastDue
+export const bureauANovelty = (position: Pick<CreditPosition, 'state' | 'daysPastDue'>): string => {
+  if (position.state === 'Pagado') return '05'
+  const days = position.daysPastDue
   if (days < 30) return '01'
   if (days < 60) return '06'
   if (days < 90) return '07'
@@ -42,7 +42,7 @@ export const creditBureauADataSet = defineDataSet({
     text<Row>('CALIDAD_DEUDOR', '00: principal debtor (the service has no co-debtors)', () => '00'),
     text<Row>('TIPO_CARTERA', 'CONSUMO (natural persons) or COMERCIAL (companies)', (r) => portfolioOf(r.credit).toUpperCase()),
     text<Row>('PERIODICIDAD', '1: monthly installments', () => '1'),
-    text<Row>('NOVEDAD', '01 current, 05 paid off, 06 30+, 07 60+, 08 90+, 09 120+ days past due', (r) => bureauANovelty(r)),
+    text<Row>('NOVEDAD', '01 current, 05 paid off, 06 30+, 07 60+, 08 90+, 09 120+ days past due', (r) => bureauANovelty(r.position)),
     whole<Row>('VALOR_INICIAL', 'amount lent', (r) => r.credit.principal),
     whole<Row>('SALDO_DEUDA', 'principal owed plus interest already due and unpaid', (r) => r.position.balance),
     whole<Row>('SALDO_MORA', 'overdue principal plus interest', (r) => r.position.overdue.total),

@@ -19,17 +19,18 @@ export const boolean = of('boolean')
 export const decimal = (scale: number) => <Row>(name: string, description: string, value: (row: Row) => unknown): Column<Row> =>
   ({ name, format: 'decimal', scale, description, value })
 
-const scalePatterns = new Map<string, RegExp>()
+const minorUnits = new Map<string, { pattern: RegExp; zero: string; digits: number }>()
 
 /** A money string at its currency's minor unit (`0` → `0.00` in COP); strings already there are returned as they are, cheaply. */
 export const atMinorUnit = (value: string, currency: string): string => {
-  let pattern = scalePatterns.get(currency)
-  if (pattern === undefined) {
+  let unit = minorUnits.get(currency)
+  if (unit === undefined) {
     const digits = minorUnitDigits(currency)
-    pattern = new RegExp(digits === 0 ? '^-?\\d+$' : `^-?\\d+\\.\\d{${digits}}$`)
-    scalePatterns.set(currency, pattern)
+    unit = { digits, zero: toMoneyString(0, currency), pattern: new RegExp(digits === 0 ? '^-?\\d+$' : `^-?\\d+\\.\\d{${digits}}$`) }
+    minorUnits.set(currency, unit)
   }
-  return pattern.test(value) ? value : toMoneyString(value, currency)
+  if (value === '0') return unit.zero
+  return unit.pattern.test(value) ? value : toMoneyString(value, currency)
 }
 
 /** A row reduced to its column values, so files of different row types can share one data set (csv-a's typeFile). */
