@@ -1,10 +1,12 @@
 import path from 'node:path'
 import { appendBench } from './append.js'
+import { exportCsvBench } from './exportCsv.js'
 import { table, writeResults, type BenchResult } from './lib/report.js'
 
 /** Every benchmark: `npm run bench` runs all, `npm run bench -- <name>` one. */
 const benchmarks: Record<string, () => Promise<BenchResult[]>> = {
   append: appendBench,
+  exports: exportCsvBench,
 }
 
 const main = async () => {
