@@ -1,6 +1,7 @@
 import path from 'node:path'
 import { appendBench } from './append.js'
 import { ordersBench, productsBench, taxesBench } from './http.js'
+import { exportCsvBench } from './exportCsv.js'
 import { table, writeResults, type BenchResult } from './lib/report.js'
 
 /** Every benchmark: `npm run bench` runs all, `npm run bench -- <name>` one. */
@@ -9,6 +10,7 @@ const benchmarks: Record<string, () => Promise<BenchResult[]>> = {
   taxes: taxesBench,
   orders: ordersBench,
   append: appendBench,
+  exports: exportCsvBench,
 }
 
 const main = async () => {

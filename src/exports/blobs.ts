@@ -1,6 +1,6 @@
 import type { Queries } from '../projections/queries.js'
 import { CSV_CONTENT_TYPE } from './catalogue.js'
-import { records, type Column } from './csv.js'
+import { recordBatches, type Column } from './csv.js'
 import type { OpenedDataSet } from './dataSets.js'
 import { Registry } from './registry.js'
 
@@ -61,7 +61,7 @@ export const defineBlobProducer = <Row>(definition: BlobProducerDefinition<Row>)
   kind: definition.kind,
   description: definition.description,
   contentType: CSV_CONTENT_TYPE,
-  open: (context) => ({ header: definition.columns.map((c) => c.name), records: records(definition.columns, definition.rows(context)) }),
+  open: (context) => ({ header: definition.columns.map((c) => c.name), batches: recordBatches(definition.columns, definition.rows(context)) }),
 })
 
 /** What the blob jobs produce; a kind without a producer is never built and answers 404. */

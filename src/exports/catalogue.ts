@@ -46,7 +46,6 @@ export const ReportFilters = Type.Record(
   { maxProperties: 20, description: 'column → value or list of values (equality / membership)' },
 )
 
-export const csvATypeFiles = ['credits', 'installments', 'payments', 'debtors'] as const
 
 const body = <T extends ExportType, P extends Record<string, TSchema>>(type: T, description: string, properties: P) =>
   Type.Object({ type: Type.Literal(type), ...properties }, { additionalProperties: false, title: type, description })
@@ -68,7 +67,9 @@ export const exportBodySchemas = {
   'quantitative-scoring': body('quantitative-scoring', 'scoring results recorded in the period', period),
   'refinance': body('refinance', 'refinanced credits in the period', period),
   'csv-a': body('csv-a', 'flat file A; typeFile chooses which of its files', {
-    ...period, typeFile: Type.Union(csvATypeFiles.map((name) => Type.Literal(name)), { description: 'which file of format A' }),
+    ...period,
+    typeFile: Type.Union([Type.Literal('credits'), Type.Literal('installments'), Type.Literal('payments'), Type.Literal('debtors')],
+      { description: 'which file of format A' }),
   }),
   'receivables-cutoff': body('receivables-cutoff', 'credits as they stood at the cut-off', cutOff),
   'installments-cutoff': body('installments-cutoff', 'installments as they stood at the cut-off', cutOff),

@@ -1,6 +1,7 @@
 import type { Queries } from '../projections/queries.js'
+import type { FieldError } from '../shared/errors.js'
 import { CSV_CONTENT_TYPE, isBodyOf, type ExportBody, type ExportType } from './catalogue.js'
-import { records, type Column } from './csv.js'
+import { recordBatches, type Column } from './csv.js'
 import { Registry } from './registry.js'
 
 /** What a data set reads with: the read models of one organization, as of one request. */
@@ -27,11 +28,20 @@ export interface DataSetDefinition<T extends ExportType, Row> {
   count?(body: ExportBody<T>, context: DataSetContext): Promise<number>
   /** Default `text/csv; charset=utf-8`. */
   contentType?: string
+  /** What the body schema cannot say (e.g. columns of sources that do not combine): each error answers 400 BIND_ERROR. */
+  check?(body: ExportBody<T>): FieldError[]
 }
 
 export interface OpenedDataSet {
   header: string[]
-  records: AsyncIterable<string[]>
+  /** Formatted records, in batches. */
+  batches: AsyncIterable<string[][]>
+}
+
+export interface ColumnInfo {
+  name: string
+  format: string
+  description: string
 }
 
 /** A registered data set: its row type hidden behind formatted records. */
@@ -40,7 +50,10 @@ export interface DataSet {
   description: string
   contentType: string
   open(body: ExportBody, context: DataSetContext): OpenedDataSet
+  /** The columns a body gets, in file order (what the documentation lists). */
+  columns(body: ExportBody): ColumnInfo[]
   count: ((body: ExportBody, context: DataSetContext) => Promise<number>) | null
+  check(body: ExportBody): FieldError[]
 }
 
 const mismatch = (expected: string, body: ExportBody) => new Error(`data set ${expected} was given a ${body.type} body`)
@@ -50,17 +63,22 @@ export const defineDataSet = <T extends ExportType, Row>(definition: DataSetDefi
     if (!isBodyOf(definition.type, body)) throw mismatch(definition.type, body)
     return body
   }
-  const { count } = definition
+  const { count, check } = definition
+  const columnsOf = (body: ExportBody<T>) => (typeof definition.columns === 'function' ? definition.columns(body) : definition.columns)
   return {
     type: definition.type,
     description: definition.description,
     contentType: definition.contentType ?? CSV_CONTENT_TYPE,
     open(body, context) {
       const own = typed(body)
-      const columns = typeof definition.columns === 'function' ? definition.columns(own) : definition.columns
-      return { header: columns.map((c) => c.name), records: records(columns, definition.rows(own, context)) }
+      const columns = columnsOf(own)
+      return { header: columns.map((c) => c.name), batches: recordBatches(columns, definition.rows(own, context)) }
     },
+    columns: (body) => columnsOf(typed(body)).map((c) => ({
+      name: c.name, format: c.scale === undefined ? c.format : `${c.format}(${c.scale})`, description: c.description,
+    })),
     count: count === undefined ? null : (body, context) => count(typed(body), context),
+    check: (body) => (check === undefined ? [] : check(typed(body))),
   }
 }
 

@@ -10,6 +10,11 @@ export class Registry<K extends string, V> {
     this.entries.set(this.keyOf(value), value)
   }
 
+  /** Takes a key out (an operator's build without a data set, a test of what answers when one is missing). */
+  remove(key: K): void {
+    this.entries.delete(key)
+  }
+
   get(key: K): V | undefined {
     return this.entries.get(key)
   }

@@ -6,6 +6,7 @@ import {
   contentDisposition, exportFileName, exportTypeInfo, exportTypes, parametersOf, parseExportBody, type ExportBody, type ExportType,
 } from '../exports/catalogue.js'
 import { csvStream } from '../exports/csv.js'
+import type { DataSet } from '../exports/dataSets.js'
 import type { ExportJobDoc, ExportJobStatus } from '../projections/exports.js'
 import type { Services } from '../services.js'
 import { AppError, invalidFields, notFound, type FieldError } from '../shared/errors.js'
@@ -36,16 +37,18 @@ const unavailable = (services: Services, type: ExportType) =>
 /** Body errors answer BIND_ERROR, like the schema's own (POST /exports and its legacy twins). */
 const bindError = (errors: FieldError[]) => invalidFields(errors, 'BIND_ERROR')
 
-/** Report columns and filter keys must name columns of the registered sources. */
-const checkReportColumns = (services: Services, body: ExportBody): void => {
-  if (body.type !== 'reports') return
+/** Report columns and filter keys must name columns of the registered sources; the data set checks what else its body must satisfy. */
+const checkBody = (services: Services, dataSet: DataSet, body: ExportBody): void => {
   const errors: FieldError[] = []
-  body.columns.forEach((column, i) => {
-    if (services.exports.sources.column(column) === null) errors.push({ field: `body.columns.${i}`, message: `unknown column ${column} (see GET /v1/exports/sources?type=reports)` })
-  })
-  for (const column of Object.keys(body.filters ?? {})) {
-    if (services.exports.sources.column(column) === null) errors.push({ field: `body.filters.${column}`, message: `unknown column ${column}` })
+  if (body.type === 'reports') {
+    body.columns.forEach((column, i) => {
+      if (services.exports.sources.column(column) === null) errors.push({ field: `body.columns.${i}`, message: `unknown column ${column} (see GET /v1/exports/sources?type=reports)` })
+    })
+    for (const column of Object.keys(body.filters ?? {})) {
+      if (services.exports.sources.column(column) === null) errors.push({ field: `body.filters.${column}`, message: `unknown column ${column}` })
+    }
   }
+  if (errors.length === 0) errors.push(...dataSet.check(body))
   if (errors.length > 0) throw bindError(errors)
 }
 
@@ -97,8 +100,9 @@ const checkReportsCap = async (services: Services, organizationId: string): Prom
 export const createExport = async (services: Services, request: FastifyRequest, body: ExportBody, lock: KeyedLock): Promise<string> => {
   const organization = organizationOf(request)
   requireExportPermissions(organization, body.type)
-  if (services.exports.dataSets.get(body.type) === undefined) throw unavailable(services, body.type)
-  checkReportColumns(services, body)
+  const dataSet = services.exports.dataSets.get(body.type)
+  if (dataSet === undefined) throw unavailable(services, body.type)
+  checkBody(services, dataSet, body)
   const orderId = newId()
   const append = async () => {
     await services.execute(exportAggregate, orderId, {
@@ -126,7 +130,7 @@ export const estimateExport = async (services: Services, request: FastifyRequest
   requireExportPermissions(organization, body.type)
   const dataSet = services.exports.dataSets.get(body.type)
   if (dataSet === undefined || dataSet.count === null) throw unavailable(services, body.type)
-  checkReportColumns(services, body)
+  checkBody(services, dataSet, body)
   const itemCount = await dataSet.count(body, {
     organizationId: organization.id, queries: services.queries, requestedAt: services.clock.now().toISOString(), signal: new AbortController().signal,
   })
@@ -200,10 +204,11 @@ export const sendInlineExport = (services: Services, request: FastifyRequest, re
   requireExportPermissions(organization, body.type)
   const dataSet = services.exports.dataSets.get(body.type)
   if (dataSet === undefined) throw unavailable(services, body.type)
+  checkBody(services, dataSet, body)
   const requestedAt = services.clock.now().toISOString()
   const abort = new AbortController()
   const opened = dataSet.open(body, { organizationId: organization.id, queries: services.queries, requestedAt, signal: abort.signal })
-  const content = csvStream(opened.header, opened.records)
+  const content = csvStream(opened.header, opened.batches)
   content.once('close', () => abort.abort())
   return reply
     .header('content-type', dataSet.contentType)

@@ -39,10 +39,10 @@ const produceBlob = async (services: Services, kind: BlobKind, organizationId: s
   if (current?.period === period.label) return
   const opened = producer.open({ organizationId, queries: services.queries, period, signal: new AbortController().signal })
   let rowCount = 0
-  async function* counted(): AsyncIterable<string[]> {
-    for await (const record of opened.records) {
-      rowCount += 1
-      yield record
+  async function* counted(): AsyncIterable<string[][]> {
+    for await (const batch of opened.batches) {
+      rowCount += batch.length
+      yield batch
     }
   }
   const fileId = deterministicId('export-blob', organizationId, kind, period.label)

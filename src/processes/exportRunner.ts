@@ -6,7 +6,7 @@ import { csvStream, CellError } from '../exports/csv.js'
 import type { DataSet, DataSetContext } from '../exports/dataSets.js'
 import type { ExportJobDoc } from '../projections/exports.js'
 import type { Services } from '../services.js'
-import { isAppError } from '../shared/errors.js'
+import { isAppError, type FieldError } from '../shared/errors.js'
 import { deterministicId, newId } from '../shared/ids.js'
 import { defineProcess } from './process.js'
 
@@ -27,12 +27,17 @@ export const exportFileId = (orderId: string): string => deterministicId('export
 
 export const isoNow = (services: Services): string => services.clock.now().toISOString()
 
+const invalidParameters = (errors: readonly FieldError[]) =>
+  new ExportJobError(`the export parameters are not valid: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`)
+
 /** The data set and checked body of a job, or the reason it cannot run. */
 export const resolveExport = (services: Services, exportType: string, parameters: object): { dataSet: DataSet; body: ExportBody } => {
   const parsed = parseExportBody({ ...parameters, type: exportType })
-  if ('errors' in parsed) throw new ExportJobError(`the export parameters are not valid: ${parsed.errors.map((e) => `${e.field} ${e.message}`).join('; ')}`)
+  if ('errors' in parsed) throw invalidParameters(parsed.errors)
   const dataSet = services.exports.dataSets.get(parsed.body.type)
   if (dataSet === undefined) throw new ExportJobError(`export type ${exportType} is not available in this version of the service`)
+  const errors = dataSet.check(parsed.body)
+  if (errors.length > 0) throw invalidParameters(errors)
   return { dataSet, body: parsed.body }
 }
 
@@ -57,6 +62,11 @@ class ProgressRecorder {
         this.failure = error
       }
     })
+    return this.settled()
+  }
+
+  /** Resolves once every progress event asked for is recorded; rejects with the first failure. */
+  settled(): Promise<void> {
     return this.chain.then(() => {
       if (this.failure !== null) throw this.failure
     })
@@ -76,13 +86,17 @@ const writeExport = async (services: Services, job: ExportJobDoc, attemptId: str
   let rows = 0
   const heartbeat = setInterval(() => void progress.record(rows, totalRows).catch(() => undefined), config.exportsHeartbeatSeconds * 1000)
   heartbeat.unref()
-  async function* counted(): AsyncIterable<string[]> {
-    for await (const record of opened.records) {
+  const every = config.exportsProgressEveryRows
+  async function* counted(): AsyncIterable<string[][]> {
+    for await (const batch of opened.batches) {
       signal.throwIfAborted()
-      rows += 1
+      if (progress.failure !== null) throw progress.failure
+      const before = rows
+      rows += batch.length
       if (rows > cap) throw tooLarge(cap)
-      if (rows % config.exportsProgressEveryRows === 0) await progress.record(rows, totalRows)
-      yield record
+      // One progress event per EXPORTS_PROGRESS_EVERY_ROWS rows passed; recorded in order, without holding the file back.
+      for (let mark = (Math.floor(before / every) + 1) * every; mark <= rows; mark += every) void progress.record(mark, totalRows).catch(() => undefined)
+      yield batch
     }
   }
   const fileId = exportFileId(job._id)
@@ -97,7 +111,7 @@ const writeExport = async (services: Services, job: ExportJobDoc, attemptId: str
   try {
     const stored = await services.files.put(fileId, content, { contentType: dataSet.contentType, filename: fileName, organizationId: job.organizationId })
     signal.throwIfAborted()
-    if (progress.failure !== null) throw progress.failure
+    await progress.settled()
     return { file: { fileId, fileName, contentType: dataSet.contentType, size: stored.size, sha256: stored.sha256 }, rowCount: rows }
   } finally {
     clearInterval(heartbeat)

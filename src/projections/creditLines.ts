@@ -70,5 +70,7 @@ export const creditLineQueries = (store: ReadStore) => {
       ])
       return { items, total }
     },
+    /** Lines of an organization, for exports: streamed in no particular order. */
+    stream: (organizationId: string, filter: Filter = {}) => docs.stream({ ...filter, organizationId }),
   }
 }

@@ -242,5 +242,8 @@ export const creditQueries = (store: ReadStore) => {
     /** Installment documents of an organization (e.g. `{dueDate: {$lte: '2026-06-30'}}`), streamed. */
     streamInstallments: (organizationId: string, filter: Filter = {}) => installmentDocs.stream({ ...filter, organizationId }),
     installmentsOf: (creditId: string) => installmentDocs.find({ creditId }, { sort: { number: 1 } }),
+    /** How many credits (installments) `stream` (`streamInstallments`) would yield for the filter, for export progress. */
+    count: (organizationId: string, filter: Filter = {}) => creditDocs.count({ ...filter, organizationId }),
+    countInstallments: (organizationId: string, filter: Filter = {}) => installmentDocs.count({ ...filter, organizationId }),
   }
 }

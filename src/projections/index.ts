@@ -18,6 +18,7 @@ import { scoringModelsProjection } from './scoringModels.js'
 import { taxesProjection } from './taxes.js'
 import { creditLimitsProjection } from './creditLimits.js'
 import { webhookResponseValuesProjection } from './webhookResponseValues.js'
+import { creditMovementsProjection } from './creditMovements.js'
 
 /** Every read model of the service. */
 export const allProjections: readonly Projection[] = [
@@ -40,4 +41,5 @@ export const allProjections: readonly Projection[] = [
   taxesProjection,
   creditLimitsProjection,
   webhookResponseValuesProjection,
+  creditMovementsProjection,
 ]

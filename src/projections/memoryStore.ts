@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache'
 import { Query } from 'mingo'
+import { compileFilter } from './memoryFilter.js'
 import { specOf, type CollectionSpec, type Filter, type FindOptions, type ReadCollection, type ReadDocument, type ReadStore, type Sort } from './readStore.js'
 
 const deepFreeze = <T>(value: T): T => {
@@ -9,11 +10,6 @@ const deepFreeze = <T>(value: T): T => {
   }
   return value
 }
-
-type Key = string | number | boolean
-
-const isKey = (value: unknown): value is Key =>
-  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
 
 /**
  * mingo evaluates the MongoDB query language over plain objects; read-model
@@ -33,6 +29,32 @@ const mingoQuery = (filter: Filter): Query => {
   return query
 }
 
+/** The compiled scalar predicate where it can answer; mingo (compiled on first need) for the rest. */
+const matcher = (filter: Filter): ((doc: ReadDocument) => boolean) => {
+  const fast = compileFilter(filter)
+  const full = (doc: ReadDocument) => mingoQuery(filter).test(doc as unknown as Record<string, unknown>)
+  if (fast === null) return full
+  return (doc) => fast(doc) ?? full(doc)
+}
+
+type Key = string | number | boolean
+
+const isKey = (value: unknown): value is Key =>
+  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+
+/**
+ * The scalar values an equality on `field` can match, as MongoDB's multikey
+ * indexes see them: through arrays at any step of the path and each element
+ * of an array at its end.
+ */
+const keysAt = (doc: unknown, parts: readonly string[]): Key[] => {
+  if (Array.isArray(doc)) return doc.flatMap((element) => keysAt(element, parts))
+  if (parts.length === 0) return isKey(doc) ? [doc] : []
+  if (doc === null || typeof doc !== 'object') return []
+  const [head, ...rest] = parts
+  return head === undefined ? [] : keysAt(Reflect.get(doc, head), rest)
+}
+
 /** The value at a dotted path, or `traversesArray` when the path crosses an array (MongoDB then matches per element). */
 const plainValueAt = (doc: object, parts: readonly string[]): unknown => {
   let current: unknown = doc
@@ -44,48 +66,6 @@ const plainValueAt = (doc: object, parts: readonly string[]): unknown => {
   return current
 }
 const traversesArray = Symbol('traversesArray')
-
-/**
- * `{field: value, …}` with string, number or boolean values: MongoDB matches a
- * document whose field equals the value or is an array containing it. Anything
- * else (operators, null, objects, paths through arrays) goes to mingo.
- */
-const equalityMatcher = (filter: Filter): ((doc: ReadDocument) => boolean | typeof traversesArray) | null => {
-  const terms = Object.entries(filter)
-  if (!terms.every(([field, value]) => !field.startsWith('$') && isKey(value))) return null
-  const parsed = terms.map(([field, value]) => [field.split('.'), value] as const)
-  return (doc) => {
-    for (const [parts, expected] of parsed) {
-      const actual = plainValueAt(doc, parts)
-      if (actual === traversesArray) return traversesArray
-      if (actual !== expected && !(Array.isArray(actual) && actual.includes(expected))) return false
-    }
-    return true
-  }
-}
-
-const matcher = (filter: Filter): ((doc: ReadDocument) => boolean) => {
-  const equality = equalityMatcher(filter)
-  const query = () => mingoQuery(filter)
-  if (equality === null) {
-    const compiled = query()
-    return (doc) => compiled.test(doc as unknown as Record<string, unknown>)
-  }
-  return (doc) => {
-    const matched = equality(doc)
-    return matched === traversesArray ? query().test(doc as unknown as Record<string, unknown>) : matched
-  }
-}
-
-
-const valueAt = (doc: object, field: string): unknown => {
-  let current: unknown = doc
-  for (const part of field.split('.')) {
-    if (current === null || typeof current !== 'object') return undefined
-    current = Reflect.get(current, part)
-  }
-  return current
-}
 
 /** MongoDB's order between missing/null, numbers, strings and booleans (BSON type order, then value). */
 const rank = (value: unknown): number => {
@@ -123,33 +103,42 @@ const sortPrimitive = <T extends ReadDocument>(docs: T[], sort: Sort): T[] | nul
   return rows.map((row) => row.doc)
 }
 
-/** Equality index on one field: value → ids. */
-class EqualityIndex {
-  private readonly entries = new Map<Key, Set<string>>()
-  constructor(readonly field: string) {}
-  add(doc: ReadDocument): void {
-    const value = valueAt(doc, this.field)
-    if (!isKey(value)) return
-    const ids = this.entries.get(value) ?? new Set<string>()
-    ids.add(doc._id)
-    this.entries.set(value, ids)
+/** Equality index on one field: value → the documents holding it (by id, in the order they first took the value). */
+class EqualityIndex<T extends ReadDocument> {
+  private readonly entries = new Map<Key, Map<string, T>>()
+  private readonly parts: readonly string[]
+  constructor(readonly field: string) {
+    this.parts = field.split('.')
   }
-  remove(doc: ReadDocument): void {
-    const value = valueAt(doc, this.field)
-    if (isKey(value)) this.entries.get(value)?.delete(doc._id)
+  /** Adds the document, or replaces it in place (keeping its position) when it is there already. */
+  add(doc: T): void {
+    for (const value of new Set(keysAt(doc, this.parts))) {
+      const docs = this.entries.get(value) ?? new Map<string, T>()
+      docs.set(doc._id, doc)
+      this.entries.set(value, docs)
+    }
   }
-  lookup(value: Key): ReadonlySet<string> {
-    return this.entries.get(value) ?? new Set()
+  remove(doc: T): void {
+    for (const value of keysAt(doc, this.parts)) this.entries.get(value)?.delete(doc._id)
+  }
+  /** Whether a replacement keeps the indexed values (then its entries, and its place in iteration order, stay). */
+  same(previous: T, next: T): boolean {
+    const before = keysAt(previous, this.parts)
+    const after = keysAt(next, this.parts)
+    return before.length === after.length && before.every((value, index) => value === after[index])
+  }
+  lookup(value: Key): ReadonlyMap<string, T> {
+    return this.entries.get(value) ?? new Map()
   }
 }
 
 class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   private readonly docs = new Map<string, T>()
-  private readonly indexes: EqualityIndex[]
+  private readonly indexes: EqualityIndex<T>[]
 
   constructor(spec: CollectionSpec) {
     const fields = new Set((spec.indexes ?? []).map((index) => Object.keys(index)[0]).filter((f): f is string => f !== undefined))
-    this.indexes = [...fields].map((field) => new EqualityIndex(field))
+    this.indexes = [...fields].map((field) => new EqualityIndex<T>(field))
   }
 
   async get(id: string): Promise<T | null> {
@@ -193,8 +182,9 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
 
   async put(doc: T): Promise<void> {
     const previous = this.docs.get(doc._id)
-    if (previous !== undefined) for (const index of this.indexes) index.remove(previous)
     const stored = deepFreeze(doc)
+    // An index entry moves only when its value changes: a stream iterating an index meanwhile neither repeats nor skips the document.
+    if (previous !== undefined) for (const index of this.indexes) if (!index.same(previous, stored)) index.remove(previous)
     this.docs.set(doc._id, stored)
     for (const index of this.indexes) index.add(stored)
   }
@@ -214,43 +204,29 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   }
 
   private select(filter: Filter, options: FindOptions): T[] {
-    const matches = matcher(filter)
-    const found = [...this.candidates(filter)].filter(matches)
-    if (options.sort === undefined) {
-      const from = options.skip ?? 0
-      return found.slice(from, options.limit === undefined ? undefined : from + options.limit)
-    }
-    const sorted = sortPrimitive(found, options.sort)
-    if (sorted !== null) {
-      const from = options.skip ?? 0
-      return sorted.slice(from, options.limit === undefined ? undefined : from + options.limit)
-    }
-    let cursor = mingoQuery({}).find<T>(found)
-    cursor = cursor.sort(options.sort)
-    if (options.skip !== undefined) cursor = cursor.skip(options.skip)
-    if (options.limit !== undefined) cursor = cursor.limit(options.limit)
-    return cursor.all()
+    const query = matcher(filter)
+    const matching: T[] = []
+    for (const doc of this.candidates(filter)) if (query(doc)) matching.push(doc)
+    const sorted = options.sort === undefined ? matching : (sortPrimitive(matching, options.sort) ?? mingoQuery({}).find<T>(matching).sort(options.sort).all())
+    const from = options.skip ?? 0
+    return from === 0 && options.limit === undefined ? sorted : sorted.slice(from, options.limit === undefined ? undefined : from + options.limit)
   }
 
-  /** The documents worth testing: narrowed by `_id` or an indexed equality when the filter has one. */
-  private *candidates(filter: Filter): Iterable<T> {
+  /** The documents worth testing: narrowed by `_id`, or by the most selective indexed equality of the filter. */
+  private candidates(filter: Filter): Iterable<T> {
     const id = filter['_id']
     if (typeof id === 'string') {
       const doc = this.docs.get(id)
-      if (doc !== undefined) yield doc
-      return
+      return doc === undefined ? [] : [doc]
     }
+    let narrowest: ReadonlyMap<string, T> = this.docs
     for (const index of this.indexes) {
       const value = filter[index.field]
-      if (isKey(value)) {
-        for (const docId of index.lookup(value)) {
-          const doc = this.docs.get(docId)
-          if (doc !== undefined) yield doc
-        }
-        return
-      }
+      if (!isKey(value)) continue
+      const docs = index.lookup(value)
+      if (docs.size < narrowest.size || narrowest === this.docs) narrowest = docs
     }
-    yield* this.docs.values()
+    return narrowest.values()
   }
 }
 

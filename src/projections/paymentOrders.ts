@@ -97,5 +97,7 @@ export const paymentOrderQueries = (store: ReadStore) => {
     dueForPolling: (now: string, limit: number) => docs.find({ status: 'processing', pollAfter: { $lte: now } }, { sort: { pollAfter: 1 }, limit }),
     /** Orders of an organization, for exports, streamed. */
     stream: (organizationId: string, filter: Filter = {}) => docs.stream({ ...filter, organizationId }),
+    /** How many orders `stream` would yield for the filter, for export progress. */
+    count: (organizationId: string, filter: Filter = {}) => docs.count({ ...filter, organizationId }),
   }
 }

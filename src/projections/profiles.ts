@@ -142,5 +142,8 @@ export const profileQueries = (store: ReadStore) => {
       ])
       return { items, total: naturalCount + legalCount, naturalCount, legalCount, sharedCount }
     },
+    /** Profiles of an organization, for exports: streamed in no particular order. */
+    stream: (organizationId: string, filter: Filter = {}) => docs.stream({ ...filter, organizationId }),
+    count: (organizationId: string, filter: Filter = {}) => docs.count({ ...filter, organizationId }),
   }
 }

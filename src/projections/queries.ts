@@ -18,6 +18,7 @@ import { scoringModelQueries } from './scoringModels.js'
 import { taxQueries } from './taxes.js'
 import { creditLimitQueries } from './creditLimits.js'
 import { webhookResponseValueQueries } from './webhookResponseValues.js'
+import { creditMovementQueries } from './creditMovements.js'
 
 /** Every query function the HTTP layer and the process managers may call, bound to the read store. */
 export const createQueries = (store: ReadStore) => ({
@@ -40,6 +41,7 @@ export const createQueries = (store: ReadStore) => ({
   taxes: taxQueries(store),
   creditLimits: creditLimitQueries(store),
   webhookResponseValues: webhookResponseValueQueries(store),
+  creditMovements: creditMovementQueries(store),
 })
 
 export type Queries = ReturnType<typeof createQueries>

@@ -85,5 +85,8 @@ export const signatureAuditQueries = (store: ReadStore) => {
       return { items, total }
     },
     get: (auditId: string) => docs.get(auditId),
+    /** Records of an organization made in [from, to), for the logs export: streamed in no particular order. */
+    between: (organizationId: string, from: string, to: string): AsyncIterable<SignatureAuditDoc> =>
+      docs.stream({ organizationId, at: { $gte: from, $lt: to } }),
   }
 }

@@ -75,5 +75,8 @@ export const webhookSendQueries = (store: ReadStore) => {
     byCredit: (creditId: string, query: SendListQuery) => page({ organizationId: query.organizationId, creditId }, query),
     /** Sends with a start and no outcome: what a crash interrupted. */
     interrupted: (): AsyncIterable<WebhookSendDoc> => docs.stream({ status: 'started' }, { sort: { startedAt: 1, _id: 1 } }),
+    /** Sends of an organization started in [from, to), for the logs export: streamed in no particular order. */
+    startedBetween: (organizationId: string, from: string, to: string): AsyncIterable<WebhookSendDoc> =>
+      docs.stream({ organizationId, startedAt: { $gte: from, $lt: to } }),
   }
 }

@@ -10,6 +10,7 @@ interface Loan {
   status: string
   name: string
   tags: string[]
+  holders?: Array<{ id: string }>
 }
 
 const loan = (overrides: Partial<Loan>): Loan => ({
@@ -93,6 +94,47 @@ export const readStoreContract = (t: Test, open: () => Promise<ReadStore>) => {
     await loans.put({ ...doc, status: 'closed' })
     t.equal(await loans.count({ status: 'open' }), 0)
     t.equal(await loans.count({ status: 'closed' }), 1)
+  })
+
+  t.test('an indexed array field is found by any of its elements, also beside another indexed equality', async (t) => {
+    const store = await open()
+    const loans = store.collection<Loan>({ name: `loans_${newId().slice(0, 8)}`, indexes: [{ organizationId: 1 }, { tags: 1 }, { 'holders.id': 1 }] })
+    const shared = loan({ tags: ['ana', 'beto'] })
+    await loans.put(shared)
+    await loans.put(loan({ tags: ['beto'] }))
+    await loans.put(loan({ holders: [{ id: 'h1' }, { id: 'h2' }] }))
+    t.equal(await loans.count({ organizationId: 'org-a', tags: 'ana' }), 1)
+    t.equal(await loans.count({ organizationId: 'org-a', tags: 'beto', status: { $ne: 'closed' } }), 2)
+    t.equal(await loans.count({ 'holders.id': 'h2' }), 1, 'a dotted path through an array of objects')
+    await loans.put({ ...shared, tags: ['beto'] })
+    t.equal(await loans.count({ tags: 'ana' }), 0, 'an element taken out of the array leaves the index')
+    t.equal(await loans.count({ tags: 'beto' }), 2)
+  })
+
+  t.test('filters mean what MongoDB means: missing fields, nulls, types, arrays and nested fields', async (t) => {
+    const store = await open()
+    interface Row { _id: string; _position?: number; organizationId: string; n?: number | string | null; tags?: string[]; at?: { day: string } }
+    const rows = store.collection<Row>({ name: `rows_${newId().slice(0, 8)}`, indexes: [{ organizationId: 1 }] })
+    const put = (id: string, fields: Omit<Row, '_id' | 'organizationId'>) => rows.put({ _id: id, organizationId: 'o', ...fields })
+    await put('missing', {})
+    await put('null', { n: null })
+    await put('one', { n: 1, tags: ['a', 'b'], at: { day: '2026-01-02' } })
+    await put('two', { n: 2, tags: ['c'], at: { day: '2026-01-03' } })
+    await put('text', { n: '3' })
+    const ids = async (filter: Record<string, unknown>) => (await rows.find(filter, { sort: { _id: 1 } })).map((r) => r._id)
+    t.same(await ids({ n: null }), ['missing', 'null'], 'null matches a missing field')
+    t.same(await ids({ n: { $ne: null } }), ['one', 'text', 'two'])
+    t.same(await ids({ n: { $gte: 1 } }), ['one', 'two'], 'ranges compare values of the same type only')
+    t.same(await ids({ n: { $lt: '4' } }), ['text'])
+    t.same(await ids({ n: { $in: [null, 2] } }), ['missing', 'null', 'two'])
+    t.same(await ids({ n: { $nin: [1, 2] } }), ['missing', 'null', 'text'])
+    t.same(await ids({ n: { $exists: false } }), ['missing'])
+    t.same(await ids({ tags: 'b' }), ['one'], 'equality looks inside arrays')
+    t.same(await ids({ tags: { $in: ['c', 'z'] } }), ['two'])
+    t.same(await ids({ 'at.day': { $gte: '2026-01-03' } }), ['two'], 'dotted paths reach nested fields')
+    t.same(await ids({ $or: [{ n: 1 }, { n: '3' }], organizationId: 'o' }), ['one', 'text'])
+    t.same(await ids({ $nor: [{ n: 1 }, { n: null }] }), ['text', 'two'])
+    t.equal(await rows.count({ organizationId: 'o', n: { $gt: 0, $lt: 2 } }), 1)
   })
 
   t.test('deletes many by filter', async (t) => {

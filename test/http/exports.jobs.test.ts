@@ -1,4 +1,5 @@
 import t from 'tap'
+import type { ExportType } from '../../src/exports/catalogue.js'
 import { ManualClock } from '../../src/shared/clock.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 import {
@@ -7,7 +8,7 @@ import {
 
 const START = '2026-03-10T09:00:00.000Z'
 
-const setup = async (t: Parameters<typeof createTestApp>[0], size = 30) => {
+const setup = async (t: Parameters<typeof createTestApp>[0], size = 30, without: ExportType[] = []) => {
   const clock = new ManualClock(START)
   const svc = await createTestApp(t, {
     clock,
@@ -17,6 +18,7 @@ const setup = async (t: Parameters<typeof createTestApp>[0], size = 30) => {
       runtime.exports.dataSets.register(fixtureDataSet('payments', size, { countable: false }))
       runtime.exports.dataSets.register(fixtureDataSet('debtors', size))
       runtime.exports.dataSets.register(brokenDataSet('installments'))
+      for (const type of without) runtime.exports.dataSets.remove(type)
     },
   })
   return { svc, clock }
@@ -113,7 +115,7 @@ t.test('a body of the wrong shape answers 400 BIND_ERROR', async (t) => {
 })
 
 t.test('a type without a data set in this version answers 501 EXPORT_TYPE_UNAVAILABLE', async (t) => {
-  const { svc } = await setup(t)
+  const { svc } = await setup(t, 30, ['ledger-a'])
   const response = await postExport(svc, { type: 'ledger-a' })
   t.equal(response.statusCode, 501)
   t.match(response.json(), { status: 'fail', data: { code: 'EXPORT_TYPE_UNAVAILABLE', type: 'ledger-a' } })

@@ -24,7 +24,9 @@ t.test('sources list the report columns with their types', async (t) => {
   const { svc } = await setup(t)
   const response = await svc.call({ method: 'GET', url: '/v1/exports/sources?type=reports', token: svc.adminToken, organizationId: svc.organizationId })
   t.equal(response.statusCode, 200)
-  t.same(response.json(), { status: 'success', data: { type: 'reports', sources: [creditsSource] } })
+  const { sources } = response.json().data
+  t.same(sources.map((s: { name: string }) => s.name), ['creditLines', 'credits', 'debtors', 'installments', 'payments'], 'the product\'s sources, by name')
+  t.same(sources.find((s: { name: string }) => s.name === 'credits'), creditsSource, 'a source registered again replaces the product\'s')
   const other = await svc.call({ method: 'GET', url: '/v1/exports/sources?type=receivables', token: svc.adminToken, organizationId: svc.organizationId })
   t.equal(other.statusCode, 400)
   const reader = await memberToken(svc, svc.organizationId, ['ReadExport', 'ReadReceivables'])
