@@ -6,7 +6,9 @@ import type { Column } from '../../src/exports/csv.js'
 import { defineDataSet, type DataSet } from '../../src/exports/dataSets.js'
 import type { ReportSource } from '../../src/exports/reportSources.js'
 import type { ExportJobDoc } from '../../src/projections/exports.js'
+import type { Permission } from '../../src/shared/permissions.js'
 import type { TestApp } from './app.js'
+import { createOrganization as newOrganization, memberToken as memberOf } from './organizations.js'
 
 /**
  * Test data sets: the framework is exercised with rows made up here, since
@@ -171,23 +173,7 @@ export const postExport = (svc: TestApp, body: object, options: { token?: string
   })
 
 /** A client of the organization whose role template grants exactly these permissions. */
-export const memberToken = async (svc: TestApp, organizationId: string, permissions: readonly string[]): Promise<string> => {
-  const template = await svc.call({
-    method: 'POST', url: `/v1/organization/${organizationId}/role-template`, token: svc.adminToken,
-    payload: { name: `role ${permissions.join(' ')} ${Math.random()}`, permissions },
-  })
-  if (template.statusCode !== 201) throw new Error(`role template: ${template.body}`)
-  const client = await svc.call({
-    method: 'POST', url: '/v1/oauth/clients', token: svc.adminToken,
-    payload: { name: 'exporter', scopes: [], organizationId, roleTemplateId: template.json().data.id },
-  })
-  if (client.statusCode !== 201) throw new Error(`client: ${client.body}`)
-  const { client_id: id, client_secret: secret } = client.json().data.client
-  return svc.clientToken(id, secret)
-}
+export const memberToken = (svc: TestApp, organizationId: string, permissions: readonly Permission[]): Promise<string> =>
+  memberOf(svc, organizationId, permissions)
 
-export const createOrganization = async (svc: TestApp, name: string): Promise<string> => {
-  const response = await svc.call({ method: 'POST', url: '/v1/organizations', token: svc.adminToken, payload: { name } })
-  if (response.statusCode !== 201) throw new Error(`organization: ${response.body}`)
-  return response.json().data.organization.id
-}
+export const createOrganization = async (svc: TestApp, name: string): Promise<string> => (await newOrganization(svc, name)).id

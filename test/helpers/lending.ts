@@ -1,11 +1,11 @@
 import { firstValueFrom, filter, timeout } from 'rxjs'
-import { builtInRoleTemplateId } from '../../src/commands/identity.js'
 import { profileAggregate } from '../../src/commands/profile.js'
 import { webhookAggregate } from '../../src/commands/webhook.js'
 import type { DomainEventType, RecordedEvent } from '../../src/events/catalogue.js'
 import type { Runtime } from '../../src/runtime.js'
 import { newId } from '../../src/shared/ids.js'
 import type { TestApp } from './app.js'
+import { createOrganization as newOrganization, memberToken as memberOf } from './organizations.js'
 
 /** A consumer credit line in COP: 1% a month (12% nominal), 1,000,000 default over 12 months. */
 export const lineBody = (overrides: Record<string, unknown> = {}) => ({
@@ -68,22 +68,11 @@ export const nextEvent = (runtime: Runtime, type: DomainEventType, match: (event
   firstValueFrom(runtime.hub.events$.pipe(filter((event) => event.type === type && match(event)), timeout(30_000)))
 
 /** A new organization (created by the platform administrator). */
-export const createOrganization = async (svc: TestApp, name: string): Promise<string> => {
-  const response = await svc.call({ method: 'POST', url: '/v1/organizations', token: svc.adminToken, payload: { name } })
-  if (response.statusCode !== 201) throw new Error(`organization: ${response.body}`)
-  return response.json().data.organization.id
-}
+export const createOrganization = async (svc: TestApp, name: string): Promise<string> => (await newOrganization(svc, name)).id
 
 /** A token of a new client that is a member of the organization with one of its built-in role templates. */
-export const memberToken = async (svc: TestApp, organizationId: string, role: 'administrator' | 'analyst' = 'administrator'): Promise<string> => {
-  const response = await svc.call({
-    method: 'POST', url: '/v1/oauth/clients', token: svc.adminToken,
-    payload: { name: `${role}-${newId().slice(0, 8)}`, scopes: [], organizationId, roleTemplateId: builtInRoleTemplateId(organizationId, role) },
-  })
-  if (response.statusCode !== 201) throw new Error(`client: ${response.body}`)
-  const { client_id, client_secret } = response.json().data.client
-  return svc.clientToken(client_id, client_secret)
-}
+export const memberToken = (svc: TestApp, organizationId: string, role: 'administrator' | 'analyst' = 'administrator'): Promise<string> =>
+  memberOf(svc, organizationId, role)
 
 /** A webhook configured in the organization through its contract (issue 5 builds the routes). */
 export const createWebhook = async (runtime: Runtime, organizationId: string, archived = false): Promise<string> => {
