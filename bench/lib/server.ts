@@ -15,6 +15,9 @@ export interface BenchServer {
   stop(): Promise<void>
 }
 
+/** Extra node flags for every server process, e.g. BENCH_SERVER_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile one. */
+const serverNodeArgs = (process.env['BENCH_SERVER_NODE_ARGS'] ?? '').split(/\s+/).filter((arg) => arg !== '')
+
 export const ADMIN = { id: 'bench-admin', secret: 'bench-admin-secret' }
 
 /** The real service as a separate process on embedded stores in a fresh (or given) DATA_DIR. */
@@ -22,7 +25,7 @@ export const startServer = (options: { dataDir?: string; env?: Record<string, st
   new Promise((resolve, reject) => {
     const dataDir = options.dataDir ?? scratchDir('server')
     const started = performance.now()
-    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), path.join(root, 'bin/credit-service.js'), 'serve'], {
+    const child = spawn(process.execPath, [...serverNodeArgs, ...(options.nodeArgs ?? []), path.join(root, 'bin/credit-service.js'), 'serve'], {
       env: {
         ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: dataDir,
         ADMIN_CLIENT_ID: ADMIN.id, ADMIN_CLIENT_SECRET: ADMIN.secret, ...options.env,

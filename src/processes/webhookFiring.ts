@@ -1,5 +1,4 @@
 import type { CommandContext } from '../commands/handler.js'
-import type { RecordedOf } from '../events/catalogue.js'
 import type { Services } from '../services.js'
 import { deterministicId } from '../shared/ids.js'
 import { templateContextOf } from '../webhooks/context.js'
@@ -7,9 +6,8 @@ import type { FiringWebhook } from '../webhooks/runtime.js'
 import type { ResponseValues } from '../projections/webhookResponseValues.js'
 import { WebhookSender, type SendRequest, type StartedSend } from '../webhooks/sender.js'
 import { fromWebhookLookup, loadSource } from '../webhooks/source.js'
+import { triggerTypes, type Trigger } from '../webhooks/upcoming.js'
 import { defineProcess } from './process.js'
-
-type Trigger = RecordedOf<'PaymentOrderApproved' | 'CreditDisbursed'>
 
 /** The id of the send of one webhook for one trigger: a redelivery or a restart meets the same send and sends nothing. */
 export const firingSendId = (triggerEventId: string, webhookId: string): string => deterministicId(triggerEventId, webhookId)
@@ -61,10 +59,11 @@ interface FiringPlan {
  * Starts every send of a firing, each once a slot is free and the webhooks
  * whose tags it reads have finished, and resolves when all have started; each
  * exchange then finishes on its own, holding its slot until its outcome is
- * recorded. Throws the first failure to start (the process manager retries
- * the trigger, and the sends already started are not started again).
+ * recorded, once `exchangesAfter` resolves. Throws the first failure to start
+ * (the process manager retries the trigger, and the sends already started are
+ * not started again).
  */
-const startInOrder = async (plan: FiringPlan, services: Services): Promise<void> => {
+const startInOrder = async (plan: FiringPlan, services: Services, exchangesAfter: Promise<void> = Promise.resolve()): Promise<void> => {
   const { slots } = services.webhooks
   const sender = new WebhookSender(services)
   const waitsFor = firingOrder(plan.webhooks)
@@ -88,7 +87,7 @@ const startInOrder = async (plan: FiringPlan, services: Services): Promise<void>
       }
       if (started === null) return release()
       handedOver = true
-      slots.track(started.finish()
+      slots.track(exchangesAfter.then(() => started.finish())
         .then(async ({ position }) => {
           release()
           // What a webhook waiting for this one reads through fromWebhook must be in the read model first.
@@ -109,9 +108,10 @@ const startInOrder = async (plan: FiringPlan, services: Services): Promise<void>
   if (failure !== undefined) throw failure.reason
 }
 
-const fire = async (event: Trigger, services: Services): Promise<void> => {
+/** What a trigger sends, read once: null when it sends nothing. */
+const prepare = async (event: Trigger, services: Services): Promise<FiringPlan | null> => {
   const webhooks = await linkedWebhooks(event, services)
-  if (webhooks.length === 0) return
+  if (webhooks.length === 0) return null
   const { organizationId, creditId } = event.data
   const approval = event.type === 'PaymentOrderApproved' ? event.data : null
   const orderId = approval?.orderId ?? null
@@ -125,12 +125,12 @@ const fire = async (event: Trigger, services: Services): Promise<void> => {
   if (source === null) {
     // Only a failed credits projection (see /v1/health) leaves a trigger's credit out of the read model.
     services.logger.error({ event: event.id, creditId }, 'webhook firing skipped: the credit is not in the read model')
-    return
+    return null
   }
   const commandContext: CommandContext = { organizationId, actorId: null, correlationId: event.metadata.correlationId, causationId: event.id }
   // One context per trigger; each send only adds its id.
   const context = templateContextOf({ ...source, trigger: { ...source.trigger, SendID: '' } })
-  await startInOrder({
+  return {
     webhooks,
     values: source.values,
     currentValues: () => services.queries.webhookResponseValues.forCredit(organizationId, creditId),
@@ -142,7 +142,57 @@ const fire = async (event: Trigger, services: Services): Promise<void> => {
         trigger: { type: event.type, eventId: event.id, logId: null }, creditId, orderId, commandContext,
       }
     },
-  }, services)
+  }
+}
+
+/** A firing none of whose webhooks waits for another: its starts can all be recorded before any exchange. */
+const independent = (plan: FiringPlan): boolean => [...firingOrder(plan.webhooks).values()].every((waits) => waits.length === 0)
+
+/**
+ * Fires a trigger together with the triggers already published after it, so
+ * their starts share commits (one commit per trigger would bound the firing
+ * by the disk's fsync rate). The batch keeps the order a one-by-one firing
+ * has: no exchange of the batch begins before every start of the batch is
+ * recorded. It takes the following triggers in log order while their sends
+ * fit in WEBHOOK_CONCURRENCY and none of their webhooks waits for another
+ * (such a trigger, and those after it, the manager fires in its turn). The
+ * triggers fired ahead are marked and skipped when the manager reaches them;
+ * one that failed is fired by the manager in its turn. Only the handled
+ * trigger's failure is thrown (the manager retries it).
+ */
+const fireWithUpcoming = async (event: Trigger, services: Services): Promise<void> => {
+  const { upcoming } = services.webhooks
+  if (upcoming.takeFired(event.id)) return
+  const head = await prepare(event, services)
+  if (head === null) return
+  if (!independent(head)) return startInOrder(head, services)
+  let budget = services.config.webhookConcurrency - head.webhooks.length
+  const ahead = budget > 0 ? upcoming.claim(event.position, budget) : []
+  const prepared = await Promise.allSettled(ahead.map((trigger) => prepare(trigger, services)))
+  const batch: Array<{ trigger: Trigger; plan: FiringPlan }> = []
+  for (const [index, result] of prepared.entries()) {
+    const trigger = ahead[index]
+    if (trigger === undefined || result.status === 'rejected') break
+    const plan = result.value
+    if (plan === null) {
+      upcoming.markFired(trigger.id)
+      continue
+    }
+    if (!independent(plan) || plan.webhooks.length > budget) break
+    budget -= plan.webhooks.length
+    batch.push({ trigger, plan })
+  }
+  const started = deferred()
+  const results = await Promise.allSettled([head, ...batch.map((b) => b.plan)].map((plan) => startInOrder(plan, services, started.promise)))
+  started.resolve()
+  const [own, ...others] = results
+  others.forEach((result, index) => {
+    const trigger = batch[index]?.trigger
+    if (trigger === undefined) return
+    if (result.status === 'fulfilled') upcoming.markFired(trigger.id)
+    else services.logger.warn({ err: result.reason, event: trigger.id }, 'webhook firing ahead failed; the manager fires it in its turn')
+  })
+  if (own?.status === 'rejected') throw own.reason
 }
 
 /**
@@ -150,12 +200,12 @@ const fire = async (event: Trigger, services: Services): Promise<void> => {
  * payment orders is approved, `onDeliveredWebhooks` when a credit reaches
  * Desembolsado. Each (trigger event, webhook) pair is sent at most once: its
  * start is recorded under a deterministic id before anything leaves, and
- * `handle` returns once every send of the trigger has started, while the
- * exchanges finish concurrently within WEBHOOK_CONCURRENCY. Failed sends are
- * not retried; people re-send them.
+ * `handle` returns once every send of the trigger (and of the triggers fired
+ * with it) has started, while the exchanges finish concurrently within
+ * WEBHOOK_CONCURRENCY. Failed sends are not retried; people re-send them.
  */
-export const webhookFiringProcess = defineProcess<Services, 'PaymentOrderApproved' | 'CreditDisbursed'>({
+export const webhookFiringProcess = defineProcess<Services, (typeof triggerTypes)[number]>({
   name: 'webhookFiring',
-  handles: ['PaymentOrderApproved', 'CreditDisbursed'],
-  handle: fire,
+  handles: triggerTypes,
+  handle: fireWithUpcoming,
 })

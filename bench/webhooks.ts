@@ -1,0 +1,126 @@
+import { apiClient } from './lib/api.js'
+import { startChildServer } from './lib/bare.js'
+import { load } from './lib/load.js'
+import { epochNow, inPool, quantile, sleep } from './lib/pool.js'
+import { median, type BenchResult } from './lib/report.js'
+import { startServer } from './lib/server.js'
+
+const rounds = Number(process.env['BENCH_ROUNDS'] ?? 3)
+const duration = Number(process.env['BENCH_SECONDS'] ?? 10)
+const warmup = Number(process.env['BENCH_WARMUP'] ?? 3)
+/** Approvals per measured round. */
+const approvals = Number(process.env['BENCH_WEBHOOK_APPROVALS'] ?? 2000)
+/** Approvals the driver has in flight at once. */
+const driverConcurrency = 32
+
+interface Arrival {
+  at: number
+  body: { order?: string; send?: string; occurredAt?: string } | string | null
+}
+
+const correlationBody = '{"order":"{{ .Order.ID }}","send":"{{ .Trigger.SendID }}","occurredAt":"{{ .Trigger.OccurredAt }}","credit":"{{ .Credit.ID }}","debtor":"{{ .Credit.Debtor.Name }}"}'
+
+/**
+ * Webhook fan-out: a credit line whose onOrderWebhooks point at a local sink;
+ * payment orders are approved through the API, 32 at a time, and the sink
+ * records when each send arrives. Deliveries per second over the round, and
+ * trigger-to-send latency (arrival minus the approval's answer, and minus the
+ * trigger's occurredAt), against autocannon's requests per second on the sink
+ * alone in the same run.
+ */
+export const webhooksBench = async (): Promise<BenchResult[]> => {
+  const sink = await startChildServer('sinkServer.ts')
+  const server = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } })
+  try {
+    const baseline = await load({
+      url: `${sink.url}/hook`, connections: 32, method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ order: 'baseline', send: 'baseline', occurredAt: new Date().toISOString() }), rounds, duration, warmup,
+    })
+    const arrivals = async (): Promise<Arrival[]> => (await fetch(`${sink.url}/arrivals`)).json() as Promise<Arrival[]>
+    const reset = async () => { await fetch(`${sink.url}/reset`, { method: 'POST' }) }
+
+    const api = await apiClient(server)
+    const webhook = await api.call<{ data: { ID: string } }>('POST', '/v1/webhook', {
+      tag: 'bench-sink', url: `${sink.url}/hook`, requestBody: correlationBody, requestHeader: '{"X-Correlation-ID": "{{ .Trigger.SendID }}"}',
+    })
+    const lineId = await api.creditLine({ onOrderWebhooks: [webhook.data.ID] })
+    const installments: string[] = []
+    for (let i = 0; i < 16; i++) {
+      const credit = await api.disbursedCredit(lineId, await api.debtor())
+      for (const installment of credit.installments.slice(0, 4)) installments.push(`/v1/payables/${credit.ID}/installments/${installment.ID}/orders`)
+    }
+    const createOrders = async (count: number): Promise<string[]> => {
+      const paths: string[] = []
+      await inPool(Array.from({ length: count }, (_, i) => installments[i % installments.length] as string), driverConcurrency, async (ordersPath) => {
+        const created = await api.call<{ order: { ID: string } }>('POST', ordersPath, { Amount: '1000.00', Provider: 'manual' })
+        paths.push(`${ordersPath}/${created.order.ID}/approve`)
+      })
+      return paths
+    }
+    const orderIdOf = (approvePath: string) => approvePath.split('/').at(-2) ?? ''
+
+    const waitForArrivals = async (count: number, timeoutMs: number): Promise<Arrival[]> => {
+      const deadline = Date.now() + timeoutMs
+      for (;;) {
+        const got = await arrivals()
+        if (got.length >= count || Date.now() > deadline) return got
+        await sleep(100)
+      }
+    }
+
+    const round = async (count: number) => {
+      const paths = await createOrders(count)
+      await reset()
+      const acknowledged = new Map<string, number>()
+      const start = epochNow()
+      await inPool(paths, driverConcurrency, async (approvePath) => {
+        await api.call('POST', approvePath, {})
+        acknowledged.set(orderIdOf(approvePath), epochNow())
+      })
+      const approvedAt = epochNow()
+      const got = await waitForArrivals(count, 120_000)
+      const sends = new Set<string>()
+      const afterAck: number[] = []
+      const afterOccurred: number[] = []
+      for (const arrival of got) {
+        if (arrival.body === null || typeof arrival.body === 'string') continue
+        if (arrival.body.send !== undefined) sends.add(arrival.body.send)
+        const ack = acknowledged.get(arrival.body.order ?? '')
+        if (ack !== undefined) afterAck.push(arrival.at - ack)
+        if (arrival.body.occurredAt !== undefined) afterOccurred.push(arrival.at - Date.parse(arrival.body.occurredAt))
+      }
+      const last = Math.max(...got.map((a) => a.at))
+      return {
+        deliveries: got.length, distinct: sends.size,
+        deliveriesPerSecond: got.length / ((last - start) / 1000),
+        approvalsPerSecond: count / ((approvedAt - start) / 1000),
+        p50: quantile(afterOccurred, 0.5), p99: quantile(afterOccurred, 0.99), max: quantile(afterOccurred, 1),
+        ackP50: quantile(afterAck, 0.5), ackP99: quantile(afterAck, 0.99),
+      }
+    }
+
+    await round(Math.min(200, approvals))
+    const measured: Array<Awaited<ReturnType<typeof round>>> = []
+    for (let i = 0; i < rounds; i++) measured.push(await round(approvals))
+    const pick = (key: keyof (typeof measured)[number]) => median(measured.map((m) => m[key]))
+    const deliveriesPerSecond = pick('deliveriesPerSecond')
+    const p99 = pick('p99')
+    const lost = measured.reduce((n, m) => n + (approvals - m.distinct), 0)
+    const repeated = measured.reduce((n, m) => n + (m.deliveries - m.distinct), 0)
+    return [{
+      name: 'webhook fan-out', what: `${approvals} payment-order approvals (API, 32 in flight) per round, one webhook each, to a local sink`,
+      result: { value: deliveriesPerSecond, unit: 'deliveries/s' },
+      baseline: { name: 'autocannon POST to the sink alone, 32 connections', value: baseline.requestsPerSecond, unit: 'req/s' },
+      ratio: deliveriesPerSecond / baseline.requestsPerSecond,
+      target: '≥ 1,000 deliveries/s; trigger-to-send p99 < 100 ms',
+      met: deliveriesPerSecond >= 1000 && p99 < 100 && lost === 0 && repeated === 0,
+      details: {
+        approvalsPerSecond: pick('approvalsPerSecond'), p50ms: pick('p50'), p99ms: p99, maxMs: pick('max'),
+        afterAnswerP50ms: pick('ackP50'), afterAnswerP99ms: pick('ackP99'), lost, repeated,
+      },
+    }]
+  } finally {
+    await server.stop()
+    await sink.stop()
+  }
+}
