@@ -2,6 +2,8 @@ import path from 'node:path'
 import { appendBench } from './append.js'
 import { ordersBench, productsBench, taxesBench } from './http.js'
 import { exportCsvBench } from './exportCsv.js'
+import { rebuildBench } from './rebuild.js'
+import { startupBench } from './startup.js'
 import { table, writeResults, type BenchResult } from './lib/report.js'
 
 /** Every benchmark: `npm run bench` runs all, `npm run bench -- <name>` one. */
@@ -11,6 +13,8 @@ const benchmarks: Record<string, () => Promise<BenchResult[]>> = {
   orders: ordersBench,
   append: appendBench,
   exports: exportCsvBench,
+  rebuild: rebuildBench,
+  startup: startupBench,
 }
 
 const main = async () => {
