@@ -19,6 +19,8 @@ const root = path.resolve(import.meta.dirname, '..')
 interface Round {
   events: number
   seconds: number
+  /** CPU time of the process (user + system): on a shared machine, what the work itself cost. */
+  cpuSeconds: number
   peakRss: number
 }
 
@@ -61,8 +63,10 @@ const measure = async (kind: Kind, file: string): Promise<Round> => {
   const eventStore = new SqliteEventStore({ file, writer: 'inline' })
   try {
     const started = performance.now()
+    const cpu = process.cpuUsage()
     const { value: events, peakRss } = await peakRssDuring(() => (kind === 'read' ? readOnce(eventStore) : rebuildOnce(eventStore)))
-    return { events, seconds: (performance.now() - started) / 1000, peakRss }
+    const used = process.cpuUsage(cpu)
+    return { events, seconds: (performance.now() - started) / 1000, cpuSeconds: (used.user + used.system) / 1e6, peakRss }
   } finally {
     await eventStore.close()
   }
@@ -111,7 +115,7 @@ export const rebuildBench = async (): Promise<BenchResult[]> => {
     reads.push(await round('read', log.file))
     rebuilds.push(await round('rebuild', log.file))
     cli.push(await cliOnce(log.file))
-    process.stderr.write(`  round ${i + 1}: read ${reads[i]?.seconds.toFixed(1)} s, rebuild ${rebuilds[i]?.seconds.toFixed(1)} s, cli ${cli[i]?.toFixed(1)} s\n`)
+    process.stderr.write(`  round ${i + 1}: read ${JSON.stringify(reads[i])}, rebuild ${JSON.stringify(rebuilds[i])}, cli ${cli[i]?.toFixed(1)} s\n`)
   }
   const ours = perSecond(rebuilds)
   const theirs = perSecond(reads)
@@ -127,6 +131,7 @@ export const rebuildBench = async (): Promise<BenchResult[]> => {
       met: ours >= 50_000 && events >= LOG_EVENTS,
       details: {
         events, rounds: ROUNDS, rebuildSeconds: median(rebuilds.map((r) => r.seconds)), readSeconds: median(reads.map((r) => r.seconds)),
+        rebuildCpuSeconds: median(rebuilds.map((r) => r.cpuSeconds)), readCpuSeconds: median(reads.map((r) => r.cpuSeconds)),
         rebuildPeakRssMiB: median(rebuilds.map((r) => r.peakRss)) / MiB, readPeakRssMiB: median(reads.map((r) => r.peakRss)) / MiB,
         cliRebuildSeconds: median(cli), cliEventsPerSecond: events / median(cli), seedSeconds: log.seedSeconds ?? 'cached',
       },
