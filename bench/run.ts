@@ -4,6 +4,8 @@ import { ordersBench, productsBench, taxesBench } from './http.js'
 import { exportCsvBench } from './exportCsv.js'
 import { webhooksBench } from './webhooks.js'
 import { sseBench } from './sse.js'
+import { rebuildBench } from './rebuild.js'
+import { startupBench } from './startup.js'
 import { table, writeResults, type BenchResult } from './lib/report.js'
 
 /** Every benchmark: `npm run bench` runs all, `npm run bench -- <name>` one. */
@@ -15,6 +17,8 @@ const benchmarks: Record<string, () => Promise<BenchResult[]>> = {
   exports: exportCsvBench,
   webhooks: webhooksBench,
   sse: sseBench,
+  rebuild: rebuildBench,
+  startup: startupBench,
 }
 
 const main = async () => {

@@ -104,6 +104,21 @@ const toStored = (row: EventRow): StoredEvent => ({
   recordedAt: row.recorded_at,
 })
 
+/** A row of the global log as a tuple (better-sqlite3's raw mode, which skips building an object per row). */
+type LogRow = [position: number, streamId: string, revision: number, id: string, type: string, data: string, metadata: string, recordedAt: string]
+const LOG_COLUMNS = 'position, stream_id, revision, id, type, data, metadata, recorded_at'
+
+const fromLogRow = (row: LogRow): StoredEvent => ({
+  id: row[3],
+  streamId: row[1],
+  revision: row[2],
+  position: row[0],
+  type: row[4],
+  data: JSON.parse(row[5]),
+  metadata: parseMetadata(row[6]),
+  recordedAt: row[7],
+})
+
 const toRequest = (item: PendingAppend): WriteRequest => ({
   streamId: item.streamId,
   expected: item.expected,
@@ -153,10 +168,10 @@ export class SqliteEventStore implements EventStore {
         'SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?'),
       streamBackwards: this.db.prepare<[string, number, number], EventRow>(
         'SELECT * FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?'),
-      allForwards: this.db.prepare<[number, number], EventRow>(
-        'SELECT * FROM events WHERE position > ? ORDER BY position ASC LIMIT ?'),
-      allBackwards: this.db.prepare<[number, number], EventRow>(
-        'SELECT * FROM events WHERE position < ? ORDER BY position DESC LIMIT ?'),
+      allForwards: this.db.prepare<[number, number], LogRow>(
+        `SELECT ${LOG_COLUMNS} FROM events WHERE position > ? ORDER BY position ASC LIMIT ?`).raw(true),
+      allBackwards: this.db.prepare<[number, number], LogRow>(
+        `SELECT ${LOG_COLUMNS} FROM events WHERE position < ? ORDER BY position DESC LIMIT ?`).raw(true),
       head: this.db.prepare<[], { head: number | null }>('SELECT MAX(position) AS head FROM events'),
     }
   }
@@ -226,16 +241,16 @@ export class SqliteEventStore implements EventStore {
     let after = options.after ?? (backwards ? Number.MAX_SAFE_INTEGER : 0)
     while (remaining > 0) {
       const rows = this.page(after, Math.min(this.pageSize, remaining), backwards)
-      for (const row of rows) yield toRecorded(toStored(row))
+      for (const row of rows) yield toRecorded(fromLogRow(row))
       if (rows.length === 0) return
       remaining -= rows.length
       const last = rows[rows.length - 1]
       if (last === undefined) return
-      after = last.position
+      after = last[0]
     }
   }
 
-  private page(after: number, limit: number, backwards = false): EventRow[] {
+  private page(after: number, limit: number, backwards = false): LogRow[] {
     return backwards ? this.statements.allBackwards.all(after, limit) : this.statements.allForwards.all(after, limit)
   }
 
@@ -271,8 +286,8 @@ export class SqliteEventStore implements EventStore {
           }
           for (const row of rows) {
             if (!active) return
-            position = row.position
-            yield toRecorded(toStored(row))
+            position = row[0]
+            yield toRecorded(fromLogRow(row))
           }
         }
       } finally {

@@ -1,9 +1,9 @@
 import { creditAggregate, type CreditState } from '../commands/credit.js'
 import type { RecordedOf } from '../events/catalogue.js'
 import type { LegalPerson, NaturalPerson, ProfileType } from '../events/profile.js'
-import { isPaid, outstandingOf, totalOutstanding, type InstallmentPosition } from '../shared/installments.js'
+import { exact, isZero, minus, plus, toMoneyText, ZERO, type ExactDecimal } from '../shared/exactDecimal.js'
+import type { InstallmentPosition } from '../shared/installments.js'
 import type { CreditStateName } from '../shared/lending.js'
-import { money, toMoneyString } from '../shared/money.js'
 import { applyAt, defineProjection, updateAt } from './projection.js'
 import type { Filter, ReadCollection, ReadStore } from './readStore.js'
 
@@ -72,39 +72,84 @@ const installments = {
 } as const
 const debtors = { name: 'credit_debtors', indexes: [{ organizationId: 1 }] } as const
 
+interface InstallmentFigures {
+  paid: ExactDecimal
+  owedPrincipal: ExactDecimal
+  owedInterest: ExactDecimal
+  owed: ExactDecimal
+}
+
+/**
+ * Figures of installments as stored: a stored installment is frozen and
+ * shared by every later state of its credit until a payment reaches it, so
+ * each event computes only the installments it changed.
+ */
+const storedFigures = new WeakMap<InstallmentPosition, InstallmentFigures>()
+
+/** What is owed and paid on one installment, exactly. */
+const positionOf = (installment: InstallmentPosition): InstallmentFigures => {
+  const known = storedFigures.get(installment)
+  if (known !== undefined) return known
+  const paidPrincipal = exact(installment.paidPrincipal)
+  const paidInterest = exact(installment.paidInterest)
+  const owedPrincipal = minus(exact(installment.principal), paidPrincipal)
+  const owedInterest = minus(exact(installment.interest), paidInterest)
+  const figures = { paid: plus(paidPrincipal, paidInterest), owedPrincipal, owedInterest, owed: plus(owedPrincipal, owedInterest) }
+  if (Object.isFrozen(installment)) storedFigures.set(installment, figures)
+  return figures
+}
+
 export const creditFigures = (state: CreditState): CreditFigures => {
-  const outstanding = totalOutstanding(state.installments)
-  const paid = state.installments.reduce((sum, i) => sum.plus(i.paidPrincipal).plus(i.paidInterest), money(0))
+  let principal = ZERO
+  let interest = ZERO
+  let total = ZERO
+  let paidTotal = ZERO
+  let installmentsPaid = 0
+  let nextDueDate: string | null = null
+  for (const installment of state.installments) {
+    const position = positionOf(installment)
+    principal = plus(principal, position.owedPrincipal)
+    interest = plus(interest, position.owedInterest)
+    total = plus(total, position.owed)
+    paidTotal = plus(paidTotal, position.paid)
+    if (isZero(position.owed)) installmentsPaid += 1
+    else nextDueDate ??= installment.dueDate
+  }
   const currency = state.currency === '' ? undefined : state.currency
   return {
-    outstandingPrincipal: toMoneyString(outstanding.principal, currency),
-    outstandingInterest: toMoneyString(outstanding.interest, currency),
-    outstandingTotal: toMoneyString(outstanding.total, currency),
-    paidTotal: toMoneyString(paid, currency),
-    installmentsPaid: state.installments.filter(isPaid).length,
-    nextDueDate: state.installments.find((i) => !isPaid(i))?.dueDate ?? null,
+    outstandingPrincipal: toMoneyText(principal, currency),
+    outstandingInterest: toMoneyText(interest, currency),
+    outstandingTotal: toMoneyText(total, currency),
+    paidTotal: toMoneyText(paidTotal, currency),
+    installmentsPaid,
+    nextDueDate,
   }
 }
 
-export const installmentStatus = (installment: InstallmentPosition): InstallmentDoc['status'] => {
-  if (isPaid(installment)) return 'paid'
-  return money(installment.paidPrincipal).plus(installment.paidInterest).isZero() ? 'pending' : 'partial'
+const statusOf = (position: InstallmentFigures): InstallmentDoc['status'] => {
+  if (isZero(position.owed)) return 'paid'
+  return isZero(position.paid) ? 'pending' : 'partial'
 }
 
-const installmentDoc = (state: CreditState & { status: CreditStateName }, installment: InstallmentPosition): InstallmentDoc => ({
-  ...installment,
-  _id: installment.installmentId,
-  organizationId: state.organizationId,
-  creditId: state.creditId,
-  creditLineId: state.creditLineId,
-  debtorId: state.debtorId,
-  currency: state.currency,
-  creditState: state.status,
-  paidAmount: toMoneyString(money(installment.paidPrincipal).plus(installment.paidInterest), state.currency),
-  outstanding: toMoneyString(outstandingOf(installment).total, state.currency),
-  status: installmentStatus(installment),
-  disbursedAt: state.disbursedAt,
-})
+export const installmentStatus = (installment: InstallmentPosition): InstallmentDoc['status'] => statusOf(positionOf(installment))
+
+const installmentDoc = (state: CreditState & { status: CreditStateName }, installment: InstallmentPosition): InstallmentDoc => {
+  const position = positionOf(installment)
+  return {
+    ...installment,
+    _id: installment.installmentId,
+    organizationId: state.organizationId,
+    creditId: state.creditId,
+    creditLineId: state.creditLineId,
+    debtorId: state.debtorId,
+    currency: state.currency,
+    creditState: state.status,
+    paidAmount: toMoneyText(position.paid, state.currency),
+    outstanding: toMoneyText(position.owed, state.currency),
+    status: statusOf(position),
+    disbursedAt: state.disbursedAt,
+  }
+}
 
 const personName = (natural: NaturalPerson | null, legal: LegalPerson | null): string =>
   natural !== null

@@ -47,12 +47,16 @@ const isKey = (value: unknown): value is Key =>
  * indexes see them: through arrays at any step of the path and each element
  * of an array at its end.
  */
-const keysAt = (doc: unknown, parts: readonly string[]): Key[] => {
-  if (Array.isArray(doc)) return doc.flatMap((element) => keysAt(element, parts))
-  if (parts.length === 0) return isKey(doc) ? [doc] : []
-  if (doc === null || typeof doc !== 'object') return []
-  const [head, ...rest] = parts
-  return head === undefined ? [] : keysAt(Reflect.get(doc, head), rest)
+const keysAt = (doc: unknown, parts: readonly string[], from = 0): Key[] => {
+  let current = doc
+  // Plain objects along the path are walked in place; only an array on the way fans out.
+  for (let index = from; index < parts.length; index++) {
+    if (Array.isArray(current)) return current.flatMap((element) => keysAt(element, parts, index))
+    if (current === null || typeof current !== 'object') return []
+    current = Reflect.get(current, parts[index] ?? '')
+  }
+  if (Array.isArray(current)) return current.flatMap((element) => keysAt(element, parts, parts.length))
+  return isKey(current) ? [current] : []
 }
 
 /** The value at a dotted path, or `traversesArray` when the path crosses an array (MongoDB then matches per element). */
@@ -112,10 +116,14 @@ class EqualityIndex<T extends ReadDocument> {
   }
   /** Adds the document, or replaces it in place (keeping its position) when it is there already. */
   add(doc: T): void {
-    for (const value of new Set(keysAt(doc, this.parts))) {
-      const docs = this.entries.get(value) ?? new Map<string, T>()
+    const keys = keysAt(doc, this.parts)
+    for (const value of keys.length > 1 ? new Set(keys) : keys) {
+      let docs = this.entries.get(value)
+      if (docs === undefined) {
+        docs = new Map<string, T>()
+        this.entries.set(value, docs)
+      }
       docs.set(doc._id, doc)
-      this.entries.set(value, docs)
     }
   }
   remove(doc: T): void {

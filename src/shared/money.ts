@@ -20,8 +20,17 @@ export const isCurrencyCode = (code: string): boolean => {
   return entry !== undefined && Number.isInteger(entry.digits) && !NOT_LENDABLE.has(code)
 }
 
-/** Digits of the currency's minor unit from the ISO 4217 list (COP 2, JPY 0, BHD 3). */
-export const minorUnitDigits = (currency: string): number => currencyCodes.code(currency)?.digits ?? 2
+const digitsByCode = new Map<string, number>()
+
+/** Digits of the currency's minor unit from the ISO 4217 list (COP 2, JPY 0, BHD 3). Remembered: the list is searched linearly. */
+export const minorUnitDigits = (currency: string): number => {
+  let digits = digitsByCode.get(currency)
+  if (digits === undefined) {
+    digits = currencyCodes.code(currency)?.digits ?? 2
+    digitsByCode.set(currency, digits)
+  }
+  return digits
+}
 
 export const money = (value: Decimal.Value): Decimal => new Money(value)
 

@@ -1,0 +1,67 @@
+import { minorUnitDigits, money, toMoneyString } from './money.js'
+
+/**
+ * A decimal amount as an integer count of 10^-scale units: sums and
+ * differences of amounts are exact, as with decimal.js, at a fraction of the
+ * cost. Read models derive figures from dozens of installment amounts per
+ * event, which decimal.js made the bulk of a rebuild's time.
+ */
+export interface ExactDecimal {
+  readonly units: bigint
+  readonly scale: number
+}
+
+const PLAIN = /^-?\d+(\.\d+)?$/
+const powers: bigint[] = [1n]
+const tenTo = (n: number): bigint => {
+  for (let i = powers.length; i <= n; i++) powers.push((powers[i - 1] ?? 1n) * 10n)
+  return powers[n] ?? 1n
+}
+
+export const ZERO: ExactDecimal = { units: 0n, scale: 0 }
+
+/** Reads a decimal string (exponent forms through decimal.js). */
+export const exact = (value: string): ExactDecimal => {
+  const text = PLAIN.test(value) ? value : money(value).toFixed()
+  const dot = text.indexOf('.')
+  return dot < 0
+    ? { units: BigInt(text), scale: 0 }
+    : { units: BigInt(text.slice(0, dot) + text.slice(dot + 1)), scale: text.length - dot - 1 }
+}
+
+const aligned = (a: ExactDecimal, b: ExactDecimal): [bigint, bigint, number] =>
+  a.scale === b.scale ? [a.units, b.units, a.scale]
+    : a.scale < b.scale ? [a.units * tenTo(b.scale - a.scale), b.units, b.scale]
+      : [a.units, b.units * tenTo(a.scale - b.scale), a.scale]
+
+export const plus = (a: ExactDecimal, b: ExactDecimal): ExactDecimal => {
+  const [x, y, scale] = aligned(a, b)
+  return { units: x + y, scale }
+}
+
+export const minus = (a: ExactDecimal, b: ExactDecimal): ExactDecimal => {
+  const [x, y, scale] = aligned(a, b)
+  return { units: x - y, scale }
+}
+
+export const isZero = (a: ExactDecimal): boolean => a.units === 0n
+
+/** The amount as a plain decimal string (for toMoneyString, which rounds and pads it). */
+export const toPlainString = (a: ExactDecimal): string => {
+  const negative = a.units < 0n
+  const digits = (negative ? -a.units : a.units).toString()
+  if (a.scale === 0) return `${negative ? '-' : ''}${digits}`
+  const padded = digits.padStart(a.scale + 1, '0')
+  return `${negative ? '-' : ''}${padded.slice(0, -a.scale)}.${padded.slice(-a.scale)}`
+}
+
+/**
+ * toMoneyString of the amount, without decimal.js when the currency's minor
+ * unit holds it as it is (padding only); decimal.js rounds the other cases.
+ */
+export const toMoneyText = (a: ExactDecimal, currency?: string): string => {
+  if (currency === undefined) return toMoneyString(toPlainString(a), currency)
+  const digits = minorUnitDigits(currency)
+  if (a.scale > digits) return toMoneyString(toPlainString(a), currency)
+  return toPlainString({ units: a.units * tenTo(digits - a.scale), scale: digits })
+}

@@ -1,0 +1,27 @@
+import t from 'tap'
+import { exact, isZero, minus, plus, toMoneyText, toPlainString, ZERO } from '../../src/shared/exactDecimal.js'
+import { money, toMoneyString } from '../../src/shared/money.js'
+
+t.test('sums and differences of amounts of different scales are exact: the values decimal.js computes', async (t) => {
+  const amounts = ['0', '0.00', '1', '88848.79', '-3466.85', '0.005', '1e3', '123456789012345678901234.56', '-0.10', '879.690']
+  for (const a of amounts) {
+    for (const b of amounts) {
+      t.equal(money(toPlainString(plus(exact(a), exact(b)))).toFixed(), money(a).plus(b).toFixed(), `${a} + ${b}`)
+      t.equal(money(toPlainString(minus(exact(a), exact(b)))).toFixed(), money(a).minus(b).toFixed(), `${a} - ${b}`)
+    }
+  }
+})
+
+t.test('zero is zero at any scale; the sum of nothing is zero', async (t) => {
+  t.ok(isZero(exact('0.000')))
+  t.ok(isZero(minus(exact('12.50'), exact('12.5'))))
+  t.notOk(isZero(exact('0.01')))
+  t.equal(toPlainString(ZERO), '0')
+})
+
+t.test('money text is what toMoneyString writes: padded to the minor unit, rounded half-up beyond it', async (t) => {
+  for (const [amount, currency] of [['5', 'COP'], ['5.1', 'COP'], ['-5.1', 'USD'], ['5.125', 'COP'], ['5.124', 'COP'], ['-5.125', 'COP'], ['7.5', 'JPY'],
+    ['1.2345', 'BHD'], ['1.2', undefined], ['1.50', undefined], ['0.00', ''], ['42', 'XXZ']] as const) {
+    t.equal(toMoneyText(exact(amount), currency), toMoneyString(amount, currency), `${amount} ${String(currency)}`)
+  }
+})
