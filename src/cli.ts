@@ -104,7 +104,7 @@ const main = async (argv: string[]) => {
         bar.stop()
         const status = await runtime.projections.status()
         for (const p of status.projections) print(`${p.name}: position ${p.position}${p.failed === null ? '' : `, FAILED: ${p.failed}`}`)
-        if (!runtime.readStore.persistent) print('(embedded read store: read models are rebuilt at every start; this run verified the rebuild)')
+        if (!runtime.readStore.persistent) print('(embedded read store: the service loads the snapshot of its last clean stop, or rebuilds its read models, at start; this run verified the rebuild)')
       }, false)
     case 'events': {
       const { values, positionals } = parseArgs({

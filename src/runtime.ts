@@ -27,6 +27,7 @@ import { MongoReadStore } from './projections/mongoStore.js'
 import { createQueries } from './projections/queries.js'
 import type { ReadStore } from './projections/readStore.js'
 import { ProjectionRunner } from './projections/runner.js'
+import { readStoreSnapshots } from './projections/snapshot.js'
 import type { Services } from './services.js'
 import { systemClock, type Clock } from './shared/clock.js'
 import { baseUrl, type Config } from './shared/config.js'
@@ -85,6 +86,12 @@ export const createRuntime = async (config: Config, options: RuntimeOptions = {}
     onProjected: (event: RecordedEvent) => hub.publish(event),
   })
   const queries = createQueries(readStore)
+  const snapshots = readStore instanceof MemoryReadStore && config.eventStoreUrl === undefined && config.readStoreSnapshot
+    ? readStoreSnapshots({
+      file: path.join(config.dataDir, 'read-store.snapshot'), store: readStore, eventStore, logger, now: () => clock.now(),
+      positions: () => ({ position: projections.position, checkpoints: projections.positions() }),
+    })
+    : null
   const signingKey = loadSigningKey({ pem: config.jwtPrivateKey, file: config.jwtPrivateKeyFile, dataDir: config.dataDir })
   const dataKey = DataKey.load(config.dataDir)
   const tokens = new TokenService({
@@ -143,6 +150,7 @@ export const createRuntime = async (config: Config, options: RuntimeOptions = {}
     ...services,
     eventStore, readStore, projections, processes, scheduler,
     async start(startOptions = {}) {
+      await snapshots?.restore()
       await projections.start(startOptions.onProgress)
       if (config.processesEnabled) await processes.start()
       if (config.cronEnabled) scheduler.start()
@@ -157,6 +165,7 @@ export const createRuntime = async (config: Config, options: RuntimeOptions = {}
         // Sends already started record their outcome while the read models still follow the log.
         await webhooks.drain()
         await projections.stop()
+        await snapshots?.save()
       }
       webhooks.close()
       hub.close()

@@ -144,7 +144,7 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   private readonly docs = new Map<string, T>()
   private readonly indexes: EqualityIndex<T>[]
 
-  constructor(spec: CollectionSpec) {
+  constructor(readonly spec: CollectionSpec) {
     const fields = new Set((spec.indexes ?? []).map((index) => Object.keys(index)[0]).filter((f): f is string => f !== undefined))
     this.indexes = [...fields].map((field) => new EqualityIndex<T>(field))
   }
@@ -189,6 +189,15 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   }
 
   async put(doc: T): Promise<void> {
+    this.store(doc)
+  }
+
+  /** Every document, in no particular order. */
+  values(): IterableIterator<T> {
+    return this.docs.values()
+  }
+
+  store(doc: T): void {
     const previous = this.docs.get(doc._id)
     const stored = deepFreeze(doc)
     // An index entry moves only when its value changes: a stream iterating an index meanwhile neither repeats nor skips the document.
@@ -250,14 +259,34 @@ export class MemoryReadStore implements ReadStore {
   private readonly checkpoints = new Map<string, number>()
 
   collection<T extends ReadDocument>(spec: CollectionSpec | string): ReadCollection<T> {
+    // One collection object serves every caller of the name; documents are whatever the projection put.
+    return this.memoryCollection(spec) as unknown as ReadCollection<T>
+  }
+
+  private memoryCollection(spec: CollectionSpec | string): MemoryCollection<ReadDocument> {
     const { name } = specOf(spec)
     let existing = this.collections.get(name)
     if (existing === undefined) {
       existing = new MemoryCollection<ReadDocument>(specOf(spec))
       this.collections.set(name, existing)
     }
-    // One collection object serves every caller of the name; documents are whatever the projection put.
-    return existing as unknown as ReadCollection<T>
+    return existing
+  }
+
+  /** Each collection with its documents, for a snapshot. */
+  *contents(): Iterable<{ spec: CollectionSpec; docs: Iterable<ReadDocument> }> {
+    for (const collection of this.collections.values()) yield { spec: collection.spec, docs: collection.values() }
+  }
+
+  /** Puts a document of a snapshot being loaded (no await per document). */
+  load(spec: CollectionSpec, doc: ReadDocument): void {
+    this.memoryCollection(spec).store(doc)
+  }
+
+  /** Forgets every document and checkpoint (a snapshot that did not load to its end). */
+  clear(): void {
+    this.collections.clear()
+    this.checkpoints.clear()
   }
 
   async getCheckpoint(projection: string): Promise<number> {

@@ -71,6 +71,11 @@ export class ProjectionRunner {
     return this.processed
   }
 
+  /** Where each projection stands: what a snapshot of the read store records. */
+  positions(): Record<string, number> {
+    return Object.fromEntries(this.tracked.map((t) => [t.projection.name, t.position]))
+  }
+
   /** Loads checkpoints and processes the log up to its current head, then keeps following it live. */
   async start(onProgress?: (position: number, head: number) => void): Promise<void> {
     for (const t of this.tracked) t.position = await this.readStore.getCheckpoint(t.projection.name)

@@ -77,7 +77,7 @@ export const settings = {
   logLevel: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info', 'pino log level'),
   publicUrl: text('PUBLIC_URL', '', 'External base address (e.g. https://credits.example.com); used in token issuer and absolute links. Defaults to http://localhost:PORT'),
   eventStoreUrl: optionalText('EVENTSTORE_URL', 'EventStoreDB connection string (esdb://host:2113?tls=false). Unset: embedded SQLite event store in DATA_DIR'),
-  mongoUrl: optionalText('MONGODB_URL', 'MongoDB connection string. Unset: embedded in-process read store rebuilt at start, files under DATA_DIR/files'),
+  mongoUrl: optionalText('MONGODB_URL', 'MongoDB connection string. Unset: embedded in-process read store (loaded from its snapshot or rebuilt from the log at start), files under DATA_DIR/files'),
   mongoDatabase: text('MONGODB_DATABASE', 'credit_service', 'MongoDB database name'),
   sqliteSynchronous: oneOf('SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const, 'FULL', 'SQLite synchronous mode of the embedded event store (FULL survives power loss; NORMAL survives process crashes only)'),
   adminClientId: optionalText('ADMIN_CLIENT_ID', 'Client id of the administrator client created on first start (generated when unset)'),
@@ -122,6 +122,7 @@ export const settings = {
   smtpTimeoutMs: integer('SMTP_TIMEOUT_MS', 10_000, 'Connection, greeting and socket timeout of the SMTP client in milliseconds', 1),
   sandboxDelayMs: integer('SANDBOX_DELAY_MS', 2000, 'Simulated processing time of the sandbox payment provider before it settles an order', 0),
   sandboxFailAmount: text('SANDBOX_FAIL_AMOUNT', '13.13', 'Order amount the sandbox payment provider declines (any other amount completes)'),
+  readStoreSnapshot: flag('READ_STORE_SNAPSHOT', true, 'Embedded read store only: write it to DATA_DIR/read-store.snapshot on shutdown and load it at the next start, which then catches up from there instead of replaying the whole log (ignored when the code or the log changed)'),
   webhookConcurrency: integer('WEBHOOK_CONCURRENCY', 32, 'Webhook sends one instance has in flight at once (the webhooks of one trigger go out concurrently within it)', 1),
 } as const
 
