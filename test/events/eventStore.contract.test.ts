@@ -17,6 +17,17 @@ t.test('embedded SQLite event store', async (t) => {
   })
 })
 
+t.test('embedded SQLite event store committing in a writer thread', async (t) => {
+  const stores: EventStore[] = []
+  t.teardown(async () => { for (const s of stores) await s.close() })
+  const file = path.join(tempDir(), 'events.sqlite')
+  eventStoreContract(t, async () => {
+    const store = new SqliteEventStore({ file, synchronous: 'NORMAL', writer: 'worker' })
+    stores.push(store)
+    return store
+  })
+})
+
 const eventStoreUrl = process.env['EVENTSTORE_URL']
 t.test('EventStoreDB event store', { skip: eventStoreUrl === undefined ? 'EVENTSTORE_URL is not set: no EventStoreDB server to run the contract against' : false }, async (t) => {
   const stores: EventStore[] = []
