@@ -43,6 +43,8 @@ const organizationIdFrom = (request: FastifyRequest, source: OrganizationSource)
   }
 }
 
+const everyPermission: ReadonlySet<Permission> = new Set(allPermissions)
+
 const forbidden = (organizationId: string) =>
   new AppError('ORGANIZATION_FORBIDDEN', `no access to organization ${organizationId}`, { organizationId })
 
@@ -57,7 +59,7 @@ export const organizationAccess = async (queries: Queries, principal: Principal,
   if (organization === null) throw principal.isPlatformAdmin ? new AppError('NOT_FOUND', `organization ${organizationId} not found`, { resource: 'organization' }) : forbidden(organizationId)
   let permissions: ReadonlySet<Permission>
   if (principal.isPlatformAdmin) {
-    permissions = new Set(allPermissions)
+    permissions = everyPermission
   } else {
     const membership = await queries.memberships.of(principal.id, organizationId)
     if (membership === null) throw forbidden(organizationId)
