@@ -66,6 +66,13 @@ const eventIdAt = async (eventStore: EventStore, position: number): Promise<stri
   return null
 }
 
+/** Temporary files of writes that a kill cut short (a stop that outlived its grace period). */
+const removeLeftovers = (file: string) => {
+  const dir = path.dirname(file)
+  const prefix = `${path.basename(file)}.`
+  for (const name of fs.readdirSync(dir)) if (name.startsWith(prefix) && name.endsWith('.tmp')) fs.rmSync(path.join(dir, name), { force: true })
+}
+
 /**
  * Writes the store's documents and the projections' positions to `file`
  * (through a temporary file renamed into place once flushed to disk).
@@ -79,10 +86,24 @@ export const saveSnapshot = async (
     format: FORMAT, fingerprint: meta.fingerprint, position: meta.position, eventId: await eventIdAt(meta.eventStore, meta.position),
     checkpoints: meta.checkpoints, createdAt: meta.now.toISOString(),
   }
+  removeLeftovers(file)
   const temporary = `${file}.${process.pid}.tmp`
   const out = fs.createWriteStream(temporary)
+  // Lines are written in chunks of about a megabyte: one write per document would cost more than its JSON.
+  let chunk: string[] = []
+  let chunkLength = 0
+  const flush = async () => {
+    if (chunk.length === 0) return
+    const text = chunk.join('')
+    chunk = []
+    chunkLength = 0
+    if (!out.write(text)) await once(out, 'drain')
+  }
   const write = async (line: object) => {
-    if (!out.write(`${JSON.stringify(line)}\n`)) await once(out, 'drain')
+    const text = `${JSON.stringify(line)}\n`
+    chunk.push(text)
+    chunkLength += text.length
+    if (chunkLength >= 1 << 20) await flush()
   }
   let documents = 0
   try {
@@ -95,6 +116,7 @@ export const saveSnapshot = async (
       }
     }
     await write({ end: documents } satisfies Line)
+    await flush()
     out.end()
     await once(out, 'finish')
     const handle = fs.openSync(temporary, 'r')

@@ -82,8 +82,10 @@ t.test('a snapshot of other code, of another log, or cut short is not used and l
   await things.put({ _id: 'a', kind: 'x' })
   await things.put({ _id: 'b', kind: 'y' })
   const file = path.join(dir, 'read-store.snapshot')
+  fs.writeFileSync(`${file}.4242.tmp`, 'what a stop killed midway left')
   const written = await saveSnapshot(source, file, { fingerprint: 'code-1', position: 1, checkpoints: { things: 1 }, eventStore, now: new Date() })
   t.equal(written.documents, 2)
+  t.notOk(fs.existsSync(`${file}.4242.tmp`), 'a killed write\'s temporary file is removed')
 
   const loaded = new MemoryReadStore()
   t.match(await loadSnapshot(loaded, file, { fingerprint: 'code-1', eventStore }), { loaded: true, position: 1, documents: 2 })
