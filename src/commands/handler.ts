@@ -4,6 +4,7 @@ import { WrongExpectedRevisionError, type EventStore } from '../events/store.js'
 import type { EventMetadata, ExpectedRevision, NewEvent } from '../events/types.js'
 import type { Clock } from '../shared/clock.js'
 import { AppError } from '../shared/errors.js'
+import { deepFreeze } from '../shared/freeze.js'
 import { LRUCache } from 'lru-cache'
 import { newId } from '../shared/ids.js'
 import type { Aggregate } from './decider.js'
@@ -45,14 +46,6 @@ interface CachedState {
   state: unknown
   revision: number
   position: number
-}
-
-const deepFreeze = <T>(value: T): T => {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const child of Object.values(value)) deepFreeze(child)
-  }
-  return value
 }
 
 const belongsTo = <E extends DomainEvent>(aggregate: { eventTypes: ReadonlyArray<E['type']> }, event: RecordedEvent): event is RecordedEvent & E =>

@@ -16,10 +16,10 @@ type Scalar = string | number | boolean | null
 const isScalar = (value: unknown): value is Scalar =>
   value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
 
-const UNKNOWN = Symbol('unknown')
+export const UNKNOWN = Symbol('unknown')
 
 /** The value at a dotted path; UNKNOWN when the path crosses an array (MongoDB would look inside it). */
-const valueAt = (doc: object, path: readonly string[]): unknown => {
+export const valueAt = (doc: object, path: readonly string[]): unknown => {
   let current: unknown = doc
   for (const part of path) {
     if (current === null || current === undefined) return undefined

@@ -1,15 +1,8 @@
 import { LRUCache } from 'lru-cache'
 import { Query } from 'mingo'
-import { compileFilter } from './memoryFilter.js'
+import { compileFilter, UNKNOWN, valueAt } from './memoryFilter.js'
+import { deepFreeze } from '../shared/freeze.js'
 import { specOf, type CollectionSpec, type Filter, type FindOptions, type ReadCollection, type ReadDocument, type ReadStore, type Sort } from './readStore.js'
-
-const deepFreeze = <T>(value: T): T => {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const child of Object.values(value)) deepFreeze(child)
-  }
-  return value
-}
 
 /**
  * mingo evaluates the MongoDB query language over plain objects; read-model
@@ -59,18 +52,6 @@ const keysAt = (doc: unknown, parts: readonly string[], from = 0): Key[] => {
   return isKey(current) ? [current] : []
 }
 
-/** The value at a dotted path, or `traversesArray` when the path crosses an array (MongoDB then matches per element). */
-const plainValueAt = (doc: object, parts: readonly string[]): unknown => {
-  let current: unknown = doc
-  for (const [index, part] of parts.entries()) {
-    if (current === null || typeof current !== 'object') return undefined
-    if (Array.isArray(current) && index > 0) return traversesArray
-    current = Reflect.get(current, part)
-  }
-  return current
-}
-const traversesArray = Symbol('traversesArray')
-
 /** MongoDB's order between missing/null, numbers, strings and booleans (BSON type order, then value). */
 const rank = (value: unknown): number => {
   if (value === undefined || value === null) return 1
@@ -93,8 +74,8 @@ const sortPrimitive = <T extends ReadDocument>(docs: T[], sort: Sort): T[] | nul
   const keys = Object.entries(sort).map(([field, direction]) => [field.split('.'), direction] as const)
   const rows: Array<{ doc: T; values: unknown[] }> = []
   for (const doc of docs) {
-    const values = keys.map(([parts]) => plainValueAt(doc, parts))
-    if (values.some((v) => v === traversesArray || (v !== null && typeof v === 'object'))) return null
+    const values = keys.map(([parts]) => valueAt(doc, parts))
+    if (values.some((v) => v === UNKNOWN || (v !== null && typeof v === 'object'))) return null
     rows.push({ doc, values })
   }
   rows.sort((x, y) => {

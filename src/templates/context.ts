@@ -1,6 +1,7 @@
 import { IsArray, IsObject, Type, type Static, type TProperties, type TSchema, type TString } from 'typebox'
 import { Value } from 'typebox/value'
 import { acceptsFileField, allProfileFileFields, fileIdKey, type ProfileType } from '../events/profile.js'
+import { deepFreeze } from '../shared/freeze.js'
 
 /**
  * What a webhook template sees: `.Credit`, `.Order`, `.Trigger` and
@@ -211,14 +212,6 @@ export type TemplateContext = Static<typeof TemplateContextSchema>
 export type CreditContext = TemplateContext['Credit']
 export type OrderContext = TemplateContext['Order']
 export type TriggerContext = TemplateContext['Trigger']
-
-const deepFreeze = <T>(value: T): T => {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const child of Object.values(value)) deepFreeze(child)
-  }
-  return value
-}
 
 // Built once: creating it from the schema walks every field, and every send's context starts from it.
 const EMPTY: TemplateContext = deepFreeze(Value.Create(TemplateContextSchema))
