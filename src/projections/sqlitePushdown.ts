@@ -2,12 +2,11 @@ import type { Filter, Sort } from './readStore.js'
 
 /**
  * What part of a MongoDB filter or sort the SQLite read store can hand to
- * SQL. Documents are JSON text; a field is read with `json_extract`, which
- * differs from MongoDB where a path holds an array (MongoDB looks inside),
- * an object or a boolean (SQLite sees 1/0). So only "plain" paths are pushed
- * down: indexed paths on which every stored document holds a string, a
- * number, null or nothing (the store keeps that flag per path, like
- * MongoDB's multikey flag). On those, SQLite's order (NULL, numbers, then
+ * SQL. Only "plain" fields are pushed down: indexed fields, kept in a column
+ * of their own beside the document, on which every stored document holds a
+ * string, a number, null or nothing (the store keeps that flag per field,
+ * like MongoDB's multikey flag; an array, an object or a boolean there would
+ * compare differently in SQL). On those, SQLite's order (NULL, numbers, then
  * text by UTF-8 bytes) is MongoDB's.
  *
  * A pushed-down condition never drops a matching document; `exact` says it
@@ -20,23 +19,8 @@ export interface Pushdown {
   exact: boolean
 }
 
-/** Says whether a dotted path is plain in the collection being queried. */
-export type PlainPath = (path: string) => boolean
-
-const SIMPLE_PART = /^[A-Za-z_][A-Za-z0-9_]*$/
-
-/** The JSON path of a dotted field, or null when a part would need quoting (such a field is never pushed down or indexed). */
-export const jsonPath = (field: string): string | null => {
-  const parts = field.split('.')
-  return parts.every((part) => SIMPLE_PART.test(part)) ? `$.${parts.join('.')}` : null
-}
-
-/** The SQL expression reading a field; index definitions and queries use the very same text so SQLite matches them. */
-export const fieldExpression = (field: string): string | null => {
-  if (field === '_id') return '_id'
-  const path = jsonPath(field)
-  return path === null ? null : `json_extract(doc, '${path}')`
-}
+/** The SQL column of a plain field (`_id` for the key), or null when the field is not plain in the collection queried. */
+export type PlainColumn = (field: string) => string | null
 
 interface Term {
   sql: string
@@ -107,19 +91,19 @@ const stringOperands = (condition: unknown): boolean =>
   (isPlainObject(condition) && Object.values(condition).every((v) => typeof v === 'string' || (Array.isArray(v) && v.every((e) => typeof e === 'string'))))
 
 /** Translates what it can of a filter into a WHERE clause (`1` when nothing). */
-export const pushdown = (filter: Filter, plain: PlainPath): Pushdown => {
+export const pushdown = (filter: Filter, column: PlainColumn): Pushdown => {
   const terms: Term[] = []
   let exact = true
   for (const [key, condition] of Object.entries(filter)) {
     if (key === '$and' && Array.isArray(condition) && condition.length > 0 && condition.every(isPlainObject)) {
       for (const part of condition) {
-        const inner = pushdown(part, plain)
+        const inner = pushdown(part, column)
         if (inner.where !== '1') terms.push({ sql: inner.where, params: inner.params })
         exact &&= inner.exact
       }
       continue
     }
-    const expression = key.startsWith('$') || (key !== '_id' && !plain(key)) ? null : fieldExpression(key)
+    const expression = key.startsWith('$') ? null : column(key)
     // _id is a text column: only string operands mean the same in SQL (its affinity would turn 5 into '5').
     if (expression === null || (key === '_id' && !stringOperands(condition))) {
       exact = false
@@ -139,10 +123,10 @@ export interface OrderKey {
 }
 
 /** The SQL order of a sort over `_id` and plain fields, or null when JavaScript has to sort. */
-export const orderKeys = (sort: Sort, plain: PlainPath): OrderKey[] | null => {
+export const orderKeys = (sort: Sort, column: PlainColumn): OrderKey[] | null => {
   const keys: OrderKey[] = []
   for (const [field, direction] of Object.entries(sort)) {
-    const expression = field === '_id' || plain(field) ? fieldExpression(field) : null
+    const expression = column(field)
     if (expression === null) return null
     keys.push({ expression, descending: direction === -1 })
   }

@@ -32,10 +32,51 @@ const matcherOf = (filter: Filter): ((doc: ReadDocument) => boolean) => {
 
 type Row = [rowid: number, doc: string, ...keys: unknown[]]
 
+/** The next page of documents, or null when there are no more. */
+type Pager<T> = () => T[] | null
+
+const drain = <T>(pager: Pager<T>): T[] => {
+  const all: T[] = []
+  for (let page = pager(); page !== null; page = pager()) for (const doc of page) all.push(doc)
+  return all
+}
+
+/** Hands out a pager's documents one by one; cheaper per document than an async generator, which matters over a million. */
+class PageIterator<T> implements AsyncIterator<T> {
+  private page: T[] = []
+  private index = 0
+  private done = false
+
+  constructor(private readonly pager: Pager<T>) {}
+
+  next(): Promise<IteratorResult<T>> {
+    while (this.index >= this.page.length && !this.done) {
+      const page = this.pager()
+      if (page === null) this.done = true
+      else {
+        this.page = page
+        this.index = 0
+      }
+    }
+    if (this.done && this.index >= this.page.length) return Promise.resolve({ done: true, value: undefined })
+    const value = this.page[this.index] as T
+    this.index += 1
+    return Promise.resolve({ done: false, value })
+  }
+
+  return(): Promise<IteratorResult<T>> {
+    this.done = true
+    this.page = []
+    return Promise.resolve({ done: true, value: undefined })
+  }
+}
+
 interface Plan {
   push: Pushdown
   /** SQL order (empty: rowid), or null when JavaScript sorts. */
   keys: OrderKey[] | null
+  /** Pages read the table in rowid order without an index. */
+  scan: boolean
 }
 
 class SqliteCollection<T extends ReadDocument> implements ReadCollection<T> {
@@ -51,51 +92,59 @@ class SqliteCollection<T extends ReadDocument> implements ReadCollection<T> {
   }
 
   async findOne(filter: Filter): Promise<T | null> {
-    for await (const doc of this.stream(filter, { limit: 1 })) return doc
-    return null
+    return this.pager(filter, { limit: 1 })()?.[0] ?? null
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-    const found: T[] = []
-    for await (const doc of this.stream(filter, options)) found.push(doc)
-    return found
+    return drain(this.pager(filter, options))
   }
 
-  async *stream(filter: Filter, options: FindOptions = {}): AsyncIterable<T> {
+  stream(filter: Filter, options: FindOptions = {}): AsyncIterable<T> {
+    // A page is read when the consumer asks for it, so no query stays open on the connection while the consumer awaits.
+    return { [Symbol.asyncIterator]: () => new PageIterator(this.pager(filter, options)) }
+  }
+
+  /**
+   * The matching documents, a page per call (null once there are no more):
+   * SQL selects by the pushed-down filter in keyset pages, every document is
+   * checked against the whole filter, then skipped or counted for the limit.
+   */
+  private pager(filter: Filter, options: FindOptions): Pager<T> {
     const table = this.table()
     const plan = this.plan(table, filter, options)
-    if (plan.keys === null) {
-      yield* this.sortedInJavaScript(filter, options)
-      return
-    }
+    if (plan.keys === null) return this.sortedInJavaScript(filter, options)
+    const { push, keys, scan } = plan
     const matches = matcherOf(filter)
-    let skip = options.skip ?? 0
-    let left = options.limit ?? Number.POSITIVE_INFINITY
     // Skip and limit go to SQL only when it selects exactly the matching documents.
-    let offset = plan.push.exact ? skip : 0
-    if (plan.push.exact) skip = 0
+    let skip = push.exact ? 0 : options.skip ?? 0
+    let offset = push.exact ? options.skip ?? 0 : 0
+    let left = options.limit ?? Number.POSITIVE_INFINITY
     // An order no index gives would make SQLite sort the whole match set for every page: then one query reads it all.
-    const whole = plan.keys.length > 0 && this.store.sortsWholeMatch(table, plan.push, plan.keys)
+    const whole = keys.length > 0 && this.store.sortsWholeMatch(table, push, keys)
     let last: Row | undefined
-    while (left > 0) {
-      const size = whole ? (plan.push.exact && Number.isFinite(left) ? left : -1) : plan.push.exact ? Math.min(this.store.pageSize, left) : this.store.pageSize
-      const rows = this.store.page(table, plan.push, plan.keys, last, size, offset)
+    let finished = false
+    return () => {
+      if (finished || left <= 0) return null
+      const size = whole ? (push.exact && Number.isFinite(left) ? left : -1) : push.exact ? Math.min(this.store.pageSize, left) : this.store.pageSize
+      const rows = this.store.page(table, { push, keys, scan }, last, size, offset)
       offset = 0
+      finished = whole || rows.length < size
+      last = rows[rows.length - 1]
+      const docs: T[] = []
       for (const row of rows) {
         const doc = parse<T>(row[1])
         if (!matches(doc)) continue
         if (skip > 0) { skip -= 1; continue }
-        yield doc
-        if (--left <= 0) return
+        docs.push(doc)
+        if (--left <= 0) break
       }
-      if (whole || rows.length < size) return
-      last = rows[rows.length - 1]
+      return docs
     }
   }
 
   async count(filter: Filter = {}): Promise<number> {
     const table = this.table()
-    const push = pushdown(filter, (field) => table.isPlain(field))
+    const push = pushdown(filter, (field) => table.column(field))
     if (push.exact) return Number(this.store.statement(`SELECT count(*) FROM ${table.identifier} WHERE ${push.where}`).pluck().get(...push.params))
     let n = 0
     for await (const _doc of this.stream(filter)) n += 1
@@ -105,10 +154,7 @@ class SqliteCollection<T extends ReadDocument> implements ReadCollection<T> {
   async put(doc: T): Promise<void> {
     const table = this.table()
     this.store.write(() => {
-      table.noteWrite(doc)
-      // An update in place keeps the row (and its place in rowid order), as a replacement does in the memory store.
-      this.store.statement(`INSERT INTO ${table.identifier} (_id, doc) VALUES (?, ?) ON CONFLICT (_id) DO UPDATE SET doc = excluded.doc`)
-        .run(doc._id, JSON.stringify(doc))
+      this.store.statement(table.upsertSql).run(doc._id, JSON.stringify(doc), ...table.columnValues(doc))
     })
   }
 
@@ -119,7 +165,7 @@ class SqliteCollection<T extends ReadDocument> implements ReadCollection<T> {
 
   async deleteMany(filter: Filter): Promise<number> {
     const table = this.table()
-    const push = pushdown(filter, (field) => table.isPlain(field))
+    const push = pushdown(filter, (field) => table.column(field))
     if (push.exact) return this.store.write(() => this.store.statement(`DELETE FROM ${table.identifier} WHERE ${push.where}`).run(...push.params).changes)
     const doomed: string[] = []
     for await (const doc of this.stream(filter)) doomed.push(doc._id)
@@ -128,17 +174,24 @@ class SqliteCollection<T extends ReadDocument> implements ReadCollection<T> {
   }
 
   private plan(table: Table, filter: Filter, options: FindOptions): Plan {
-    const plain = (field: string) => table.isPlain(field)
-    return { push: pushdown(filter, plain), keys: options.sort === undefined ? [] : orderKeys(options.sort, plain) }
+    const column = (field: string) => table.column(field)
+    const push = pushdown(filter, column)
+    const keys = options.sort === undefined ? [] : orderKeys(options.sort, column)
+    // When no index reads the match in rowid order, the pages scan the table in that order instead.
+    const scan = keys?.length === 0 && push.where !== '1' && this.store.sortsWholeMatch(table, push, keys)
+    return { push, keys, scan }
   }
 
   /** A sort SQL cannot do exactly (a field not known to be plain): every match is gathered and sorted as MongoDB would. */
-  private async *sortedInJavaScript(filter: Filter, options: FindOptions): AsyncIterable<T> {
-    const matching: T[] = []
-    for await (const doc of this.stream(filter)) matching.push(doc)
-    const sorted = new Query({}).find<T>(matching).sort(options.sort ?? {}).all()
-    const from = options.skip ?? 0
-    yield* sorted.slice(from, options.limit === undefined ? undefined : from + options.limit)
+  private sortedInJavaScript(filter: Filter, options: FindOptions): Pager<T> {
+    let done = false
+    return () => {
+      if (done) return null
+      done = true
+      const sorted = new Query({}).find<T>(drain(this.pager(filter, {}))).sort(options.sort ?? {}).all()
+      const from = options.skip ?? 0
+      return sorted.slice(from, options.limit === undefined ? undefined : from + options.limit)
+    }
   }
 }
 
@@ -162,7 +215,7 @@ export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database
   private readonly statements = new Map<string, Database.Statement>()
   private readonly tables = new Map<string, Table>()
-  /** Whether a page query in rowid order needs the table scanned without an index (an index would sort the whole match set per page). */
+  /** Whether a page query would sort its whole match set (no index gives its order), by query. */
   private readonly scanPlans = new Map<string, boolean>()
   private readonly commitEvery: number
   private readonly commitAfterMs: number
@@ -229,24 +282,19 @@ export class SqliteReadStore implements ReadStore {
    * order (then rowid). Each page is a complete query, so no statement stays
    * open on the connection while the caller awaits between pages.
    */
-  page(table: Table, push: Pushdown, keys: readonly OrderKey[], last: Row | undefined, limit: number, offset: number): Row[] {
+  page(table: Table, { push, keys, scan }: { push: Pushdown; keys: readonly OrderKey[]; scan: boolean }, last: Row | undefined, limit: number, offset: number): Row[] {
     const past = last === undefined ? null : after(keys, last.slice(2), last[0])
     const where = past === null ? push.where : `(${push.where}) AND (${past.sql})`
     const params = [...push.params, ...(past?.params ?? []), limit, offset]
-    const scan = keys.length === 0 && this.sortsWholeMatch(table, push, keys)
     return this.statement(this.select(table, where, keys, scan)).raw().all(...params) as Row[]
   }
 
-  private select(table: Table, where: string, keys: readonly OrderKey[], withoutIndex: boolean): string {
+  private select(table: Table, where: string, keys: readonly OrderKey[], scan: boolean): string {
     const columns = ['rowid', 'doc', ...keys.map((key) => key.expression)].join(', ')
-    return `SELECT ${columns} FROM ${table.identifier}${withoutIndex ? ' NOT INDEXED' : ''} WHERE ${where} ORDER BY ${orderBy(keys)} LIMIT ? OFFSET ?`
+    return `SELECT ${columns} FROM ${table.identifier}${scan ? ' NOT INDEXED' : ''} WHERE ${where} ORDER BY ${orderBy(keys)} LIMIT ? OFFSET ?`
   }
 
-  /**
-   * Whether SQLite would sort the whole match set to answer a page in this
-   * order (no index gives it). In rowid order the table is then scanned
-   * without an index instead, which reads it in that order.
-   */
+  /** Whether SQLite would sort the whole match set to answer a page in this order (no index gives it). */
   sortsWholeMatch(table: Table, push: Pushdown, keys: readonly OrderKey[]): boolean {
     const sql = this.select(table, push.where, keys, false)
     let sorts = this.scanPlans.get(sql)

@@ -1,19 +1,18 @@
 import type Database from 'better-sqlite3'
 import { UNKNOWN, valueAt } from './memoryFilter.js'
 import type { CollectionSpec, ReadDocument } from './readStore.js'
-import { fieldExpression } from './sqlitePushdown.js'
 
-/** Quotes an SQL identifier (collection names come from code, but a quote in one must not break out). */
+/** Quotes an SQL identifier (collection and field names come from code, but a quote in one must not break out). */
 export const quote = (name: string): string => `"${name.replaceAll('"', '""')}"`
 
 /** A value MongoDB and SQLite compare alike: a string, a number, null or nothing. */
-const isPlainValue = (value: unknown): boolean =>
+const isPlainValue = (value: unknown): value is string | number | null | undefined =>
   value === undefined || value === null || typeof value === 'string' || typeof value === 'number'
 
 /**
  * The metadata of the read store's own tables: one row per projection
- * checkpoint, and per indexed path whether every document stored has held a
- * plain value there (0 once one did not: the path is then never pushed down
+ * checkpoint, and per indexed field whether every document stored has held a
+ * plain value there (0 once one did not: the field is then never pushed down
  * to SQL until the collection is dropped, as MongoDB's multikey flag).
  */
 export const createMetadata = (db: Database.Database): void => {
@@ -23,19 +22,29 @@ export const createMetadata = (db: Database.Database): void => {
   `)
 }
 
+interface Field {
+  column: string
+  parts: readonly string[]
+  plain: boolean
+}
+
 /**
- * One collection's table: `_id` and the document as JSON text, an expression
- * index per declared index, and the plain flag of each indexed path.
+ * One collection's table: `_id`, the document as JSON text, and a column per
+ * indexed field holding its value when plain (so SQL filters and sorts read
+ * no JSON), with an index per declared index over those columns.
  */
 export class Table {
   readonly identifier: string
-  private readonly plainPaths = new Map<string, boolean>()
+  private readonly fields = new Map<string, Field>()
   private readonly indexed = new Set<string>()
   private readonly declared = new WeakSet<CollectionSpec>()
+  /** The upsert of a document with the current columns (they only grow). */
+  private upsert = ''
 
   constructor(private readonly db: Database.Database, readonly name: string) {
     this.identifier = quote(`c_${name}`)
     db.exec(`CREATE TABLE IF NOT EXISTS ${this.identifier} (_id TEXT PRIMARY KEY, doc TEXT NOT NULL)`)
+    this.prepareUpsert()
   }
 
   /** Creates the spec's indexes this table does not have yet (callers may name a collection with or without them). */
@@ -43,58 +52,84 @@ export class Table {
     if (this.declared.has(spec)) return
     this.declared.add(spec)
     for (const index of spec.indexes ?? []) {
-      const fields = Object.entries(index)
-      const key = fields.map(([field, direction]) => `${field}:${direction}`).join(',')
-      if (this.indexed.has(key)) continue
+      const entries = Object.entries(index)
+      const key = entries.map(([field, direction]) => `${field}:${direction}`).join(',')
+      if (this.indexed.has(key) || entries.length === 0) continue
       this.indexed.add(key)
-      const columns = fields.map(([field, direction]) => {
-        const expression = fieldExpression(field)
-        return expression === null ? null : `${expression}${direction === -1 ? ' DESC' : ''}`
-      })
-      if (columns.some((column) => column === null) || fields.length === 0) continue
+      const columns = entries.map(([field, direction]) => `${field === '_id' ? '_id' : this.track(field).column}${direction === -1 ? ' DESC' : ''}`)
       this.db.exec(`CREATE INDEX IF NOT EXISTS ${quote(`ix_${this.name}_${key}`)} ON ${this.identifier} (${columns.join(', ')})`)
-      for (const [field] of fields) if (field !== '_id') this.track(field)
     }
   }
 
-  /** Whether the field is indexed and plain in every stored document. */
-  isPlain(field: string): boolean {
-    return this.plainPaths.get(field) === true
+  /** The column of a field every stored document holds a plain value at (`_id` for the key), or null. */
+  column(field: string): string | null {
+    if (field === '_id') return '_id'
+    const known = this.fields.get(field)
+    return known?.plain === true ? known.column : null
   }
 
-  /** Turns off the plain flag of each path this document does not hold a plain value at (in the caller's transaction). */
-  noteWrite(doc: ReadDocument): void {
-    for (const [field, plain] of this.plainPaths) {
-      if (!plain) continue
-      const value = valueAt(doc, field.split('.'))
-      if (value === UNKNOWN || !isPlainValue(value)) this.setPlain(field, false)
-    }
+  /** The SQL writing a document: its id, its JSON and the value of each field column. */
+  get upsertSql(): string {
+    return this.upsert
   }
 
-  private track(field: string): void {
-    if (this.plainPaths.has(field)) return
-    const row = this.db.prepare('SELECT plain FROM _paths WHERE collection = ? AND path = ?').get(this.name, field) as { plain: number } | undefined
-    if (row !== undefined) {
-      this.plainPaths.set(field, row.plain === 1)
-      return
-    }
-    // A path indexed for the first time over existing documents: look at each of them once.
-    const parts = field.split('.')
-    let plain = true
-    for (const text of this.db.prepare(`SELECT doc FROM ${this.identifier}`).pluck().iterate()) {
-      const value = valueAt(JSON.parse(String(text)) as object, parts)
-      if (value === UNKNOWN || !isPlainValue(value)) {
-        plain = false
-        break
+  /**
+   * The values of the field columns for this document, in column order;
+   * turns off the plain flag of a field the document holds no plain value at
+   * (in the caller's transaction, so it is undone with the write).
+   */
+  columnValues(doc: ReadDocument): Array<string | number | null> {
+    const values: Array<string | number | null> = []
+    for (const [path, field] of this.fields) {
+      const value = valueAt(doc, field.parts)
+      if (value !== UNKNOWN && isPlainValue(value)) {
+        values.push(value ?? null)
+        continue
       }
+      values.push(null)
+      if (field.plain) this.setPlain(path, field, false)
     }
-    this.setPlain(field, plain)
+    return values
   }
 
-  private setPlain(field: string, plain: boolean): void {
-    this.plainPaths.set(field, plain)
+  private track(path: string): Field {
+    const known = this.fields.get(path)
+    if (known !== undefined) return known
+    const field: Field = { column: quote(`f_${path}`), parts: path.split('.'), plain: true }
+    const row = this.db.prepare('SELECT plain FROM _paths WHERE collection = ? AND path = ?').get(this.name, path) as { plain: number } | undefined
+    if (row !== undefined) {
+      field.plain = row.plain === 1
+    } else {
+      // A field indexed for the first time, maybe over existing documents: its column filled and each document looked at once.
+      this.db.transaction(() => {
+        this.db.exec(`ALTER TABLE ${this.identifier} ADD COLUMN ${field.column}`)
+        const values: Array<[number, string | number | null]> = []
+        for (const [rowid, text] of this.db.prepare(`SELECT rowid, doc FROM ${this.identifier}`).raw().iterate() as Iterable<[number, string]>) {
+          const value = valueAt(JSON.parse(text) as object, field.parts)
+          if (value === UNKNOWN || !isPlainValue(value)) field.plain = false
+          else if (value !== undefined && value !== null) values.push([rowid, value])
+        }
+        const fill = this.db.prepare(`UPDATE ${this.identifier} SET ${field.column} = ? WHERE rowid = ?`)
+        for (const [rowid, value] of values) fill.run(value, rowid)
+        this.setPlain(path, field, field.plain)
+      })()
+    }
+    this.fields.set(path, field)
+    this.prepareUpsert()
+    return field
+  }
+
+  private setPlain(path: string, field: Field, plain: boolean): void {
+    field.plain = plain
     this.db.prepare('INSERT INTO _paths (collection, path, plain) VALUES (?, ?, ?) ON CONFLICT (collection, path) DO UPDATE SET plain = excluded.plain')
-      .run(this.name, field, plain ? 1 : 0)
+      .run(this.name, path, plain ? 1 : 0)
+  }
+
+  private prepareUpsert(): void {
+    const columns = [...this.fields.values()].map((field) => field.column)
+    // An update in place keeps the row (and its place in rowid order), as a replacement does in the memory store.
+    this.upsert = `INSERT INTO ${this.identifier} (_id, doc${columns.map((c) => `, ${c}`).join('')}) VALUES (?, ?${columns.map(() => ', ?').join('')}) ` +
+      `ON CONFLICT (_id) DO UPDATE SET doc = excluded.doc${columns.map((c) => `, ${c} = excluded.${c}`).join('')}`
   }
 
   drop(): void {
