@@ -30,6 +30,16 @@ interface Round {
   rows: number
   seconds: number
   bytes: number
+  /** CPU time of the process during the round: steadier than wall time when other work shares the machine. */
+  cpuSeconds: number
+}
+
+/** Runs a round and adds the process's CPU time during it. */
+const timed = async (work: () => Promise<Omit<Round, 'cpuSeconds'>>): Promise<Round> => {
+  const before = process.cpuUsage()
+  const round = await work()
+  const used = process.cpuUsage(before)
+  return { ...round, cpuSeconds: (used.user + used.system) / 1e6 }
 }
 
 /** Which embedded read store holds the million installments in a measurement. */
@@ -155,7 +165,7 @@ const HEADER = ['installment_id', 'credit_id', 'credit_line_id', 'debtor_id', 'c
   'amount', 'paid_principal', 'paid_interest', 'paid_amount', 'outstanding', 'status', 'paid_at', 'days_past_due']
 
 /** The baseline: the same documents, their fields in the same column order, written by csv-stringify alone to a file. */
-const baselineOnce = async (docs: Iterable<InstallmentDoc>, dir: string): Promise<Round> => {
+const baselineOnce = async (docs: Iterable<InstallmentDoc>, dir: string): Promise<Omit<Round, 'cpuSeconds'>> => {
   const file = path.join(dir, 'baseline.csv')
   const started = performance.now()
   let count = 0
@@ -202,8 +212,8 @@ const measure = async (scenario: Scenario): Promise<Report> => {
     const exportRounds: Round[] = []
     const baselineRounds: Round[] = []
     for (let round = 0; round <= ROUNDS; round++) {
-      const b = await memory.during('baseline', () => baselineOnce(docs, dataDir))
-      const e = await memory.during('export', () => exportOnce(runtime, organizationId))
+      const b = await memory.during('baseline', () => timed(() => baselineOnce(docs, dataDir)))
+      const e = await memory.during('export', () => timed(() => exportOnce(runtime, organizationId)))
       if (round === 0) continue // warm-up
       baselineRounds.push(b)
       exportRounds.push(e)
@@ -263,6 +273,7 @@ const results = (scenario: Scenario, report: Report): BenchResult[] => {
       details: {
         readStore: scenario, rows, rounds: ROUNDS, fileMiB: (report.exportRounds[0]?.bytes ?? 0) / MiB,
         exportSeconds: median(report.exportRounds.map((r) => r.seconds)), baselineSeconds: median(report.baselineRounds.map((r) => r.seconds)),
+        exportCpuSeconds: median(report.exportRounds.map((r) => r.cpuSeconds)), baselineCpuSeconds: median(report.baselineRounds.map((r) => r.cpuSeconds)),
       },
     },
     {

@@ -17,6 +17,8 @@ export interface Pushdown {
   where: string
   params: unknown[]
   exact: boolean
+  /** The conditions ANDed in `where`, each with the field it reads. */
+  terms: FieldTerm[]
 }
 
 /** The SQL column of a plain field (`_id` for the key), or null when the field is not plain in the collection queried. */
@@ -26,6 +28,16 @@ interface Term {
   sql: string
   params: unknown[]
 }
+
+export interface FieldTerm extends Term {
+  field: string
+}
+
+/** Conditions ANDed into a WHERE clause (`1` when none). */
+export const conjunction = (terms: readonly Term[]): { where: string; params: unknown[] } =>
+  terms.length === 0
+    ? { where: '1', params: [] }
+    : { where: terms.map((term) => `(${term.sql})`).join(' AND '), params: terms.flatMap((term) => term.params) }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -92,13 +104,13 @@ const stringOperands = (condition: unknown): boolean =>
 
 /** Translates what it can of a filter into a WHERE clause (`1` when nothing). */
 export const pushdown = (filter: Filter, column: PlainColumn): Pushdown => {
-  const terms: Term[] = []
+  const terms: FieldTerm[] = []
   let exact = true
   for (const [key, condition] of Object.entries(filter)) {
     if (key === '$and' && Array.isArray(condition) && condition.length > 0 && condition.every(isPlainObject)) {
       for (const part of condition) {
         const inner = pushdown(part, column)
-        if (inner.where !== '1') terms.push({ sql: inner.where, params: inner.params })
+        terms.push(...inner.terms)
         exact &&= inner.exact
       }
       continue
@@ -110,11 +122,10 @@ export const pushdown = (filter: Filter, column: PlainColumn): Pushdown => {
       continue
     }
     const field = fieldTerms(expression, condition)
-    terms.push(...field.terms)
+    terms.push(...field.terms.map((term) => ({ ...term, field: key })))
     exact &&= field.exact
   }
-  if (terms.length === 0) return { where: '1', params: [], exact }
-  return { where: terms.map((term) => `(${term.sql})`).join(' AND '), params: terms.flatMap((term) => term.params), exact }
+  return { ...conjunction(terms), exact, terms }
 }
 
 export interface OrderKey {

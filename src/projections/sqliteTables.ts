@@ -37,6 +37,8 @@ export class Table {
   readonly identifier: string
   private readonly fields = new Map<string, Field>()
   private readonly indexed = new Set<string>()
+  /** The fields of each index, by its name as query plans spell it. */
+  private readonly indexFields = new Map<string, ReadonlySet<string>>()
   private readonly declared = new WeakSet<CollectionSpec>()
   /** The upsert of a document with the current columns (they only grow). */
   private upsert = ''
@@ -57,7 +59,9 @@ export class Table {
       if (this.indexed.has(key) || entries.length === 0) continue
       this.indexed.add(key)
       const columns = entries.map(([field, direction]) => `${field === '_id' ? '_id' : this.track(field).column}${direction === -1 ? ' DESC' : ''}`)
-      this.db.exec(`CREATE INDEX IF NOT EXISTS ${quote(`ix_${this.name}_${key}`)} ON ${this.identifier} (${columns.join(', ')})`)
+      const name = `ix_${this.name}_${key}`
+      this.db.exec(`CREATE INDEX IF NOT EXISTS ${quote(name)} ON ${this.identifier} (${columns.join(', ')})`)
+      this.indexFields.set(name, new Set(entries.map(([field]) => field)))
     }
   }
 
@@ -66,6 +70,10 @@ export class Table {
     if (field === '_id') return '_id'
     const known = this.fields.get(field)
     return known?.plain === true ? known.column : null
+  }
+
+  fieldsOf(index: string): ReadonlySet<string> | undefined {
+    return this.indexFields.get(index)
   }
 
   /** The SQL writing a document: its id, its JSON and the value of each field column. */
