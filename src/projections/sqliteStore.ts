@@ -176,10 +176,9 @@ class SqliteCollection<T extends ReadDocument> implements ReadCollection<T> {
   private plan(table: Table, filter: Filter, options: FindOptions): Plan {
     const column = (field: string) => table.column(field)
     const push = pushdown(filter, column)
-    const keys = options.sort === undefined ? [] : orderKeys(options.sort, column)
-    // When no index reads the match in rowid order, the pages scan the table in that order instead.
-    const scan = keys?.length === 0 && push.where !== '1' && this.store.sortsWholeMatch(table, push, keys)
-    return { push, keys, scan }
+    if (options.sort !== undefined) return { push, keys: orderKeys(options.sort, column), scan: false }
+    // No order asked for: pages follow whichever order reads the match cheapest.
+    return { push, ...this.store.access(table, push, push.exact && options.limit !== undefined) }
   }
 
   /** A sort SQL cannot do exactly (a field not known to be plain): every match is gathered and sorted as MongoDB would. */
@@ -215,8 +214,8 @@ export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database
   private readonly statements = new Map<string, Database.Statement>()
   private readonly tables = new Map<string, Table>()
-  /** Whether a page query would sort its whole match set (no index gives its order), by query. */
-  private readonly scanPlans = new Map<string, boolean>()
+  /** What EXPLAIN QUERY PLAN said of each query. */
+  private readonly plans = new Map<string, { index: string | undefined; sorts: boolean }>()
   private readonly commitEvery: number
   private readonly commitAfterMs: number
   private pending = 0
@@ -263,10 +262,12 @@ export class SqliteReadStore implements ReadStore {
   /** Runs a write inside the open transaction (opening one), committing when enough writes or time have gathered. */
   write<R>(work: () => R): R {
     if (!this.db.inTransaction) this.db.exec('BEGIN')
-    const result = work()
-    if (++this.pending >= this.commitEvery) this.commit()
-    else this.timer ??= setTimeout(() => this.commit(), this.commitAfterMs).unref()
-    return result
+    try {
+      return work()
+    } finally {
+      if (++this.pending >= this.commitEvery) this.commit()
+      else this.timer ??= setTimeout(() => this.commit(), this.commitAfterMs).unref()
+    }
   }
 
   /** Commits the open transaction, if any. */
@@ -296,36 +297,62 @@ export class SqliteReadStore implements ReadStore {
 
   /** Whether SQLite would sort the whole match set to answer a page in this order (no index gives it). */
   sortsWholeMatch(table: Table, push: Pushdown, keys: readonly OrderKey[]): boolean {
-    const sql = this.select(table, push.where, keys, false)
-    let sorts = this.scanPlans.get(sql)
-    if (sorts === undefined) {
-      const plan = this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...push.params, 1, 0) as Array<{ detail: string }>
-      sorts = plan.some((step) => step.detail.includes('TEMP B-TREE'))
-      this.scanPlans.set(sql, sorts)
+    return this.explain(this.select(table, push.where, keys, false), [...push.params, 1, 0]).sorts
+  }
+
+  /** Counts the rows of an exact pushdown, by a table scan when the index SQLite picks would look up a large part of the table. */
+  count(table: Table, push: Pushdown): number {
+    const sql = `SELECT count(*) FROM ${table.identifier} WHERE ${push.where}`
+    const { index } = this.explain(sql, push.params)
+    if (index !== undefined && this.prefersScan(table, push, index)) {
+      return Number(this.statement(`SELECT count(*) FROM ${table.identifier} NOT INDEXED WHERE ${push.where}`).pluck().get(...push.params))
     }
-    return sorts
+    return Number(this.statement(sql).pluck().get(...push.params))
   }
 
   /**
-   * Counts the rows of an exact pushdown. Without statistics SQLite takes any
-   * index on the filter as selective; when the one it picks does not hold
-   * every field filtered on, each hit costs a row lookup, about five times a
-   * row of a plain table scan. So the hits of the index's own conditions are
-   * counted first (from the index alone), and past a fifth of the table the
-   * count scans it instead.
+   * How pages without a requested order read the match: in rowid order when
+   * the plan gives it; else in the order of the index SQLite picks (its
+   * columns, then rowid), unless the match is large (or bounded by no limit
+   * and large), where a table scan in rowid order reads it for less.
    */
-  count(table: Table, push: Pushdown): number {
-    const sql = `SELECT count(*) FROM ${table.identifier} WHERE ${push.where}`
-    const plan = this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...push.params) as Array<{ detail: string }>
-    const index = plan.map((step) => /USING INDEX (\S+)/.exec(step.detail)?.[1]).find((name) => name !== undefined)
-    const fields = index === undefined ? undefined : table.fieldsOf(index)
+  access(table: Table, push: Pushdown, bounded: boolean): { keys: OrderKey[]; scan: boolean } {
+    if (push.where === '1') return { keys: [], scan: false }
+    const { index, sorts } = this.explain(this.select(table, push.where, [], false), [...push.params, 1, 0])
+    if (!sorts) return { keys: [], scan: false }
+    const keys = index === undefined ? undefined : table.orderOf(index)
+    if (index === undefined || keys === undefined || (!bounded && this.prefersScan(table, push, index))) return { keys: [], scan: true }
+    return { keys, scan: false }
+  }
+
+  /**
+   * Without statistics SQLite takes any index on the filter as selective;
+   * when the one it picks does not hold every field filtered on, each hit
+   * costs a row lookup, about five times a row of a plain table scan. So the
+   * hits of the index's own conditions are counted (from the index alone),
+   * and past a fifth of the table a scan is cheaper.
+   */
+  private prefersScan(table: Table, push: Pushdown, index: string): boolean {
+    const fields = table.fieldsOf(index)
     const own = conjunction(push.terms.filter((term) => fields?.has(term.field) === true))
-    if (index !== undefined && fields !== undefined && own.where !== '1') {
-      const hits = Number(this.statement(`SELECT count(*) FROM ${table.identifier} INDEXED BY ${quote(index)} WHERE ${own.where}`).pluck().get(...own.params))
-      const rows = Number(this.statement(`SELECT coalesce(max(rowid), 0) FROM ${table.identifier}`).pluck().get())
-      if (hits * 5 > rows) return Number(this.statement(`SELECT count(*) FROM ${table.identifier} NOT INDEXED WHERE ${push.where}`).pluck().get(...push.params))
+    if (fields === undefined || own.where === '1') return false
+    const hits = Number(this.statement(`SELECT count(*) FROM ${table.identifier} INDEXED BY ${quote(index)} WHERE ${own.where}`).pluck().get(...own.params))
+    const rows = Number(this.statement(`SELECT coalesce(max(rowid), 0) FROM ${table.identifier}`).pluck().get())
+    return hits * 5 > rows
+  }
+
+  /** The index a query's plan reads (if any) and whether it sorts its whole match, by query. */
+  private explain(sql: string, params: unknown[]): { index: string | undefined; sorts: boolean } {
+    let plan = this.plans.get(sql)
+    if (plan === undefined) {
+      const steps = (this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map((step) => step.detail)
+      plan = {
+        index: steps.map((detail) => /USING (?:COVERING )?INDEX (\S+)/.exec(detail)?.[1]).find((name) => name !== undefined),
+        sorts: steps.some((detail) => detail.includes('TEMP B-TREE')),
+      }
+      this.plans.set(sql, plan)
     }
-    return Number(this.statement(sql).pluck().get(...push.params))
+    return plan
   }
 
   async getCheckpoint(projection: string): Promise<number> {
@@ -346,7 +373,7 @@ export class SqliteReadStore implements ReadStore {
       }
     })
     this.statements.clear()
-    this.scanPlans.clear()
+    this.plans.clear()
   }
 
   async ping(): Promise<void> {

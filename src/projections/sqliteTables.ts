@@ -37,8 +37,8 @@ export class Table {
   readonly identifier: string
   private readonly fields = new Map<string, Field>()
   private readonly indexed = new Set<string>()
-  /** The fields of each index, by its name as query plans spell it. */
-  private readonly indexFields = new Map<string, ReadonlySet<string>>()
+  /** The columns of each index in order, by its name as query plans spell it. */
+  private readonly indexes = new Map<string, Array<{ field: string; expression: string; descending: boolean }>>()
   private readonly declared = new WeakSet<CollectionSpec>()
   /** The upsert of a document with the current columns (they only grow). */
   private upsert = ''
@@ -58,10 +58,10 @@ export class Table {
       const key = entries.map(([field, direction]) => `${field}:${direction}`).join(',')
       if (this.indexed.has(key) || entries.length === 0) continue
       this.indexed.add(key)
-      const columns = entries.map(([field, direction]) => `${field === '_id' ? '_id' : this.track(field).column}${direction === -1 ? ' DESC' : ''}`)
+      const columns = entries.map(([field, direction]) => ({ field, expression: field === '_id' ? '_id' : this.track(field).column, descending: direction === -1 }))
       const name = `ix_${this.name}_${key}`
-      this.db.exec(`CREATE INDEX IF NOT EXISTS ${quote(name)} ON ${this.identifier} (${columns.join(', ')})`)
-      this.indexFields.set(name, new Set(entries.map(([field]) => field)))
+      this.db.exec(`CREATE INDEX IF NOT EXISTS ${quote(name)} ON ${this.identifier} (${columns.map((c) => `${c.expression}${c.descending ? ' DESC' : ''}`).join(', ')})`)
+      this.indexes.set(name, columns)
     }
   }
 
@@ -72,8 +72,16 @@ export class Table {
     return known?.plain === true ? known.column : null
   }
 
+  /** The fields an index (named as query plans spell it) holds; SQLite's own index of the key holds `_id`. */
   fieldsOf(index: string): ReadonlySet<string> | undefined {
-    return this.indexFields.get(index)
+    const columns = this.orderOf(index)
+    return columns === undefined ? undefined : new Set(columns.map((c) => c.field))
+  }
+
+  /** The order an index reads rows in (its columns, then rowid). */
+  orderOf(index: string): Array<{ field: string; expression: string; descending: boolean }> | undefined {
+    if (index === `sqlite_autoindex_c_${this.name}_1`) return [{ field: '_id', expression: '_id', descending: false }]
+    return this.indexes.get(index)
   }
 
   /** The SQL writing a document: its id, its JSON and the value of each field column. */
