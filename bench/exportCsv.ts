@@ -90,8 +90,13 @@ const templateInstallments = async (organizationId: string): Promise<Installment
   return store.collection<InstallmentDoc>('credit_installments').find({ creditId }, { sort: { number: 1 } })
 }
 
-/** A fixed-format id from a counter, so the baseline can make the very ids the seed stored without keeping them. */
-const countedId = (kind: number, n: number) => `00000000-0000-4000-8${kind}00-${n.toString(16).padStart(12, '0')}`
+/**
+ * A fixed-format id from a counter, so the baseline can make the very ids the
+ * seed stored without keeping them. Copied into a flat string: a template
+ * literal gives a rope sharing its prefix, smaller than the ids the service
+ * makes, which would flatter the memory store's RSS.
+ */
+const countedId = (kind: number, n: number) => Buffer.from(`00000000-0000-4000-8${kind}00-${n.toString(16).padStart(12, '0')}`, 'latin1').toString('latin1')
 
 /** A million installments, one at a time: the template's 36 under 27,778 credits, with counted ids. */
 function* installmentRows(template: readonly InstallmentDoc[]): Generator<InstallmentDoc> {
