@@ -32,6 +32,13 @@ const matcherOf = (filter: Filter): ((doc: ReadDocument) => boolean) => {
 
 type Row = [rowid: number, doc: string, ...keys: unknown[]]
 
+/** What EXPLAIN QUERY PLAN says of a query: the index it reads (if any), whether that index alone answers, whether it sorts the whole match. */
+interface QueryPlan {
+  index: string | undefined
+  covering: boolean
+  sorts: boolean
+}
+
 /** The next page of documents, or null when there are no more. */
 type Pager<T> = () => T[] | null
 
@@ -215,7 +222,7 @@ export class SqliteReadStore implements ReadStore {
   private readonly statements = new Map<string, Database.Statement>()
   private readonly tables = new Map<string, Table>()
   /** What EXPLAIN QUERY PLAN said of each query. */
-  private readonly plans = new Map<string, { index: string | undefined; sorts: boolean }>()
+  private readonly plans = new Map<string, QueryPlan>()
   private readonly commitEvery: number
   private readonly commitAfterMs: number
   private pending = 0
@@ -303,8 +310,9 @@ export class SqliteReadStore implements ReadStore {
   /** Counts the rows of an exact pushdown, by a table scan when the index SQLite picks would look up a large part of the table. */
   count(table: Table, push: Pushdown): number {
     const sql = `SELECT count(*) FROM ${table.identifier} WHERE ${push.where}`
-    const { index } = this.explain(sql, push.params)
-    if (index !== undefined && this.prefersScan(table, push, index)) {
+    const { index, covering } = this.explain(sql, push.params)
+    // An index holding every field filtered on counts without reading a row.
+    if (index !== undefined && !covering && this.prefersScan(table, push, index)) {
       return Number(this.statement(`SELECT count(*) FROM ${table.identifier} NOT INDEXED WHERE ${push.where}`).pluck().get(...push.params))
     }
     return Number(this.statement(sql).pluck().get(...push.params))
@@ -342,12 +350,13 @@ export class SqliteReadStore implements ReadStore {
   }
 
   /** The index a query's plan reads (if any) and whether it sorts its whole match, by query. */
-  private explain(sql: string, params: unknown[]): { index: string | undefined; sorts: boolean } {
+  private explain(sql: string, params: unknown[]): QueryPlan {
     let plan = this.plans.get(sql)
     if (plan === undefined) {
       const steps = (this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map((step) => step.detail)
       plan = {
         index: steps.map((detail) => /USING (?:COVERING )?INDEX (\S+)/.exec(detail)?.[1]).find((name) => name !== undefined),
+        covering: steps.some((detail) => detail.includes('USING COVERING INDEX')),
         sorts: steps.some((detail) => detail.includes('TEMP B-TREE')),
       }
       this.plans.set(sql, plan)
