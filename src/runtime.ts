@@ -27,6 +27,7 @@ import { MongoReadStore } from './projections/mongoStore.js'
 import { createQueries } from './projections/queries.js'
 import type { ReadStore } from './projections/readStore.js'
 import { ProjectionRunner } from './projections/runner.js'
+import { SqliteReadStore } from './projections/sqliteStore.js'
 import { readStoreSnapshots } from './projections/snapshot.js'
 import type { Services } from './services.js'
 import { systemClock, type Clock } from './shared/clock.js'
@@ -59,11 +60,13 @@ const openReadSide = async (config: Config): Promise<{ readStore: ReadStore; fil
     const readStore = await MongoReadStore.connect(config.mongoUrl, config.mongoDatabase)
     return { readStore, files: new GridFsFileStore(readStore.database), checkpoints: new ReadStoreCheckpointStore(readStore) }
   }
-  return {
-    readStore: new MemoryReadStore(),
-    files: new FilesystemFileStore(path.join(config.dataDir, 'files')),
-    checkpoints: new FileCheckpointStore(path.join(config.dataDir, 'process-checkpoints.json')),
+  const files = new FilesystemFileStore(path.join(config.dataDir, 'files'))
+  if (config.readStore === 'sqlite') {
+    // Persistent like MongoDB: the process managers' checkpoints live with the read models they wait for.
+    const readStore = new SqliteReadStore({ file: path.join(config.dataDir, 'read-store.sqlite') })
+    return { readStore, files, checkpoints: new ReadStoreCheckpointStore(readStore) }
   }
+  return { readStore: new MemoryReadStore(), files, checkpoints: new FileCheckpointStore(path.join(config.dataDir, 'process-checkpoints.json')) }
 }
 
 const openNotifier = (config: Config, logger: Logger): Notifier =>

@@ -34,7 +34,7 @@ export interface ReadCollection<T extends ReadDocument> {
 }
 
 export interface ReadStore {
-  readonly kind: 'memory' | 'mongodb'
+  readonly kind: 'memory' | 'sqlite' | 'mongodb'
   /** False when documents live only in this process and are rebuilt from the event store at start. */
   readonly persistent: boolean
   collection<T extends ReadDocument>(spec: CollectionSpec | string): ReadCollection<T>

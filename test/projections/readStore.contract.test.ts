@@ -2,6 +2,7 @@ import t from 'tap'
 import { MemoryReadStore } from '../../src/projections/memoryStore.js'
 import { MongoReadStore } from '../../src/projections/mongoStore.js'
 import type { ReadStore } from '../../src/projections/readStore.js'
+import { SqliteReadStore } from '../../src/projections/sqliteStore.js'
 import { newId } from '../../src/shared/ids.js'
 import { readStoreContract } from '../contracts/readStore.js'
 
@@ -14,6 +15,16 @@ t.test('embedded read store', async (t) => {
     await docs.put({ _id: 'a', items: [1] })
     const stored = await docs.get('a')
     t.throws(() => stored?.items.push(2), TypeError, 'stored documents are frozen')
+  })
+})
+
+t.test('SQLite read store', async (t) => {
+  const stores: ReadStore[] = []
+  t.teardown(async () => { for (const s of stores) await s.close() })
+  readStoreContract(t, async () => {
+    const store = new SqliteReadStore({ file: ':memory:' })
+    stores.push(store)
+    return store
   })
 })
 

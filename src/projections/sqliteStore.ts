@@ -1,0 +1,397 @@
+import Database from 'better-sqlite3'
+import fs from 'node:fs'
+import path from 'node:path'
+import { Query } from 'mingo'
+import { compileFilter } from './memoryFilter.js'
+import { specOf, type CollectionSpec, type Filter, type FindOptions, type ReadCollection, type ReadDocument, type ReadStore } from './readStore.js'
+import { after, conjunction, orderBy, orderKeys, pushdown, type OrderKey, type Pushdown } from './sqlitePushdown.js'
+import { createMetadata, quote, Table } from './sqliteTables.js'
+
+export interface SqliteReadStoreOptions {
+  /** The database file (':memory:' for tests). */
+  file: string
+  /** Writes after which the open transaction is committed. */
+  commitEvery?: number
+  /** Longest time a write waits in the open transaction before it is committed. */
+  commitAfterMs?: number
+  /** Documents read per query while streaming. */
+  pageSize?: number
+}
+
+/** Documents come back exactly as a projection put them (parsed from the JSON written by put). */
+const parse = <T>(text: unknown): T => JSON.parse(String(text)) as T
+
+/** The whole filter in JavaScript, as the embedded memory store evaluates it: the compiled predicate, mingo where it cannot answer. */
+const matcherOf = (filter: Filter): ((doc: ReadDocument) => boolean) => {
+  const fast = compileFilter(filter)
+  let query: Query | undefined
+  const full = (doc: ReadDocument) => (query ??= new Query(filter)).test(doc as unknown as Record<string, unknown>)
+  if (fast === null) return full
+  return (doc) => fast(doc) ?? full(doc)
+}
+
+type Row = [rowid: number, doc: string, ...keys: unknown[]]
+
+/** What EXPLAIN QUERY PLAN says of a query: the index it reads (if any), whether that index alone answers, whether it sorts the whole match. */
+interface QueryPlan {
+  index: string | undefined
+  covering: boolean
+  sorts: boolean
+}
+
+/** The next page of documents, or null when there are no more. */
+type Pager<T> = () => T[] | null
+
+const drain = <T>(pager: Pager<T>): T[] => {
+  const all: T[] = []
+  for (let page = pager(); page !== null; page = pager()) for (const doc of page) all.push(doc)
+  return all
+}
+
+/** Hands out a pager's documents one by one; cheaper per document than an async generator, which matters over a million. */
+class PageIterator<T> implements AsyncIterator<T> {
+  private page: T[] = []
+  private index = 0
+  private done = false
+
+  constructor(private readonly pager: Pager<T>) {}
+
+  next(): Promise<IteratorResult<T>> {
+    while (this.index >= this.page.length && !this.done) {
+      const page = this.pager()
+      if (page === null) this.done = true
+      else {
+        this.page = page
+        this.index = 0
+      }
+    }
+    if (this.done && this.index >= this.page.length) return Promise.resolve({ done: true, value: undefined })
+    const value = this.page[this.index] as T
+    this.index += 1
+    return Promise.resolve({ done: false, value })
+  }
+
+  return(): Promise<IteratorResult<T>> {
+    this.done = true
+    this.page = []
+    return Promise.resolve({ done: true, value: undefined })
+  }
+}
+
+interface Plan {
+  push: Pushdown
+  /** SQL order (empty: rowid), or null when JavaScript sorts. */
+  keys: OrderKey[] | null
+  /** Pages read the table in rowid order without an index. */
+  scan: boolean
+}
+
+class SqliteCollection<T extends ReadDocument> implements ReadCollection<T> {
+  constructor(private readonly store: SqliteReadStore, private readonly spec: CollectionSpec) {}
+
+  private table(): Table {
+    return this.store.table(this.spec)
+  }
+
+  async get(id: string): Promise<T | null> {
+    const text: unknown = this.store.statement(`SELECT doc FROM ${this.table().identifier} WHERE _id = ?`).pluck().get(id)
+    return text === undefined ? null : parse<T>(text)
+  }
+
+  async findOne(filter: Filter): Promise<T | null> {
+    return this.pager(filter, { limit: 1 })()?.[0] ?? null
+  }
+
+  async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    return drain(this.pager(filter, options))
+  }
+
+  stream(filter: Filter, options: FindOptions = {}): AsyncIterable<T> {
+    // A page is read when the consumer asks for it, so no query stays open on the connection while the consumer awaits.
+    return { [Symbol.asyncIterator]: () => new PageIterator(this.pager(filter, options)) }
+  }
+
+  /**
+   * The matching documents, a page per call (null once there are no more):
+   * SQL selects by the pushed-down filter in keyset pages, every document is
+   * checked against the whole filter, then skipped or counted for the limit.
+   */
+  private pager(filter: Filter, options: FindOptions): Pager<T> {
+    const table = this.table()
+    const plan = this.plan(table, filter, options)
+    if (plan.keys === null) return this.sortedInJavaScript(filter, options)
+    const { push, keys, scan } = plan
+    const matches = matcherOf(filter)
+    // Skip and limit go to SQL only when it selects exactly the matching documents.
+    let skip = push.exact ? 0 : options.skip ?? 0
+    let offset = push.exact ? options.skip ?? 0 : 0
+    let left = options.limit ?? Number.POSITIVE_INFINITY
+    // An order no index gives would make SQLite sort the whole match set for every page: then one query reads it all.
+    const whole = keys.length > 0 && this.store.sortsWholeMatch(table, push, keys)
+    let last: Row | undefined
+    let finished = false
+    return () => {
+      if (finished || left <= 0) return null
+      const size = whole ? (push.exact && Number.isFinite(left) ? left : -1) : push.exact ? Math.min(this.store.pageSize, left) : this.store.pageSize
+      const rows = this.store.page(table, { push, keys, scan }, last, size, offset)
+      offset = 0
+      finished = whole || rows.length < size
+      last = rows[rows.length - 1]
+      const docs: T[] = []
+      for (const row of rows) {
+        const doc = parse<T>(row[1])
+        if (!matches(doc)) continue
+        if (skip > 0) { skip -= 1; continue }
+        docs.push(doc)
+        if (--left <= 0) break
+      }
+      return docs
+    }
+  }
+
+  async count(filter: Filter = {}): Promise<number> {
+    const table = this.table()
+    const push = pushdown(filter, (field) => table.column(field))
+    if (push.exact) return this.store.count(table, push)
+    let n = 0
+    for await (const _doc of this.stream(filter)) n += 1
+    return n
+  }
+
+  async put(doc: T): Promise<void> {
+    const table = this.table()
+    this.store.write(() => {
+      this.store.statement(table.upsertSql).run(doc._id, JSON.stringify(doc), ...table.columnValues(doc))
+    })
+  }
+
+  async delete(id: string): Promise<void> {
+    const table = this.table()
+    this.store.write(() => this.store.statement(`DELETE FROM ${table.identifier} WHERE _id = ?`).run(id))
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    const table = this.table()
+    const push = pushdown(filter, (field) => table.column(field))
+    if (push.exact) return this.store.write(() => this.store.statement(`DELETE FROM ${table.identifier} WHERE ${push.where}`).run(...push.params).changes)
+    const doomed: string[] = []
+    for await (const doc of this.stream(filter)) doomed.push(doc._id)
+    for (const id of doomed) await this.delete(id)
+    return doomed.length
+  }
+
+  private plan(table: Table, filter: Filter, options: FindOptions): Plan {
+    const column = (field: string) => table.column(field)
+    const push = pushdown(filter, column)
+    if (options.sort !== undefined) return { push, keys: orderKeys(options.sort, column), scan: false }
+    // No order asked for: pages follow whichever order reads the match cheapest.
+    return { push, ...this.store.access(table, push, push.exact && options.limit !== undefined) }
+  }
+
+  /** A sort SQL cannot do exactly (a field not known to be plain): every match is gathered and sorted as MongoDB would. */
+  private sortedInJavaScript(filter: Filter, options: FindOptions): Pager<T> {
+    let done = false
+    return () => {
+      if (done) return null
+      done = true
+      const sorted = new Query({}).find<T>(drain(this.pager(filter, {}))).sort(options.sort ?? {}).all()
+      const from = options.skip ?? 0
+      return sorted.slice(from, options.limit === undefined ? undefined : from + options.limit)
+    }
+  }
+}
+
+/**
+ * The persistent embedded read store: one SQLite table per collection in
+ * DATA_DIR/read-store.sqlite, documents as JSON text, so read models larger
+ * than memory stay on disk. Queries push down to SQL what translates exactly
+ * (sqlitePushdown.ts) and every document read is checked against the whole
+ * filter in JavaScript, so results are the memory and MongoDB stores'.
+ *
+ * Writes go into one open transaction, committed after `commitEvery` writes,
+ * `commitAfterMs` after the first one, and at close. Checkpoints are written in
+ * the same transaction after the documents they cover, so a crash can lose
+ * recent writes but never leaves a checkpoint ahead of its documents: the
+ * projections, idempotent by position, redo the lost events at start.
+ */
+export class SqliteReadStore implements ReadStore {
+  readonly kind = 'sqlite' as const
+  readonly persistent = true
+  readonly pageSize: number
+  private readonly db: Database.Database
+  private readonly statements = new Map<string, Database.Statement>()
+  private readonly tables = new Map<string, Table>()
+  /** What EXPLAIN QUERY PLAN said of each query. */
+  private readonly plans = new Map<string, QueryPlan>()
+  private readonly commitEvery: number
+  private readonly commitAfterMs: number
+  private pending = 0
+  private timer: NodeJS.Timeout | undefined
+
+  constructor(options: SqliteReadStoreOptions) {
+    if (options.file !== ':memory:') fs.mkdirSync(path.dirname(options.file), { recursive: true })
+    this.db = new Database(options.file)
+    this.db.pragma('journal_mode = WAL')
+    this.db.pragma('synchronous = NORMAL')
+    this.db.pragma('cache_size = -16384')
+    this.commitEvery = options.commitEvery ?? 1000
+    this.commitAfterMs = options.commitAfterMs ?? 50
+    this.pageSize = options.pageSize ?? 1000
+    createMetadata(this.db)
+  }
+
+  collection<T extends ReadDocument>(spec: CollectionSpec | string): ReadCollection<T> {
+    const full = specOf(spec)
+    this.table(full)
+    return new SqliteCollection<T>(this, full)
+  }
+
+  /** The collection's table, created (with its indexes) on first use and after a drop. */
+  table(spec: CollectionSpec): Table {
+    let table = this.tables.get(spec.name)
+    if (table === undefined) {
+      table = new Table(this.db, spec.name)
+      this.tables.set(spec.name, table)
+    }
+    table.declare(spec)
+    return table
+  }
+
+  statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql)
+    if (statement === undefined) {
+      statement = this.db.prepare(sql)
+      this.statements.set(sql, statement)
+    }
+    return statement
+  }
+
+  /** Runs a write inside the open transaction (opening one), committing when enough writes or time have gathered. */
+  write<R>(work: () => R): R {
+    if (!this.db.inTransaction) this.db.exec('BEGIN')
+    try {
+      return work()
+    } finally {
+      if (++this.pending >= this.commitEvery) this.commit()
+      else this.timer ??= setTimeout(() => this.commit(), this.commitAfterMs).unref()
+    }
+  }
+
+  /** Commits the open transaction, if any. */
+  commit(): void {
+    clearTimeout(this.timer)
+    this.timer = undefined
+    this.pending = 0
+    if (this.db.inTransaction) this.db.exec('COMMIT')
+  }
+
+  /**
+   * One page of a keyset-paginated read: the rows after `last` in the plan's
+   * order (then rowid). Each page is a complete query, so no statement stays
+   * open on the connection while the caller awaits between pages.
+   */
+  page(table: Table, { push, keys, scan }: { push: Pushdown; keys: readonly OrderKey[]; scan: boolean }, last: Row | undefined, limit: number, offset: number): Row[] {
+    const past = last === undefined ? null : after(keys, last.slice(2), last[0])
+    const where = past === null ? push.where : `(${push.where}) AND (${past.sql})`
+    const params = [...push.params, ...(past?.params ?? []), limit, offset]
+    return this.statement(this.select(table, where, keys, scan)).raw().all(...params) as Row[]
+  }
+
+  private select(table: Table, where: string, keys: readonly OrderKey[], scan: boolean): string {
+    const columns = ['rowid', 'doc', ...keys.map((key) => key.expression)].join(', ')
+    return `SELECT ${columns} FROM ${table.identifier}${scan ? ' NOT INDEXED' : ''} WHERE ${where} ORDER BY ${orderBy(keys)} LIMIT ? OFFSET ?`
+  }
+
+  /** Whether SQLite would sort the whole match set to answer a page in this order (no index gives it). */
+  sortsWholeMatch(table: Table, push: Pushdown, keys: readonly OrderKey[]): boolean {
+    return this.explain(this.select(table, push.where, keys, false), [...push.params, 1, 0]).sorts
+  }
+
+  /** Counts the rows of an exact pushdown, by a table scan when the index SQLite picks would look up a large part of the table. */
+  count(table: Table, push: Pushdown): number {
+    const sql = `SELECT count(*) FROM ${table.identifier} WHERE ${push.where}`
+    const { index, covering } = this.explain(sql, push.params)
+    // An index holding every field filtered on counts without reading a row.
+    if (index !== undefined && !covering && this.prefersScan(table, push, index)) {
+      return Number(this.statement(`SELECT count(*) FROM ${table.identifier} NOT INDEXED WHERE ${push.where}`).pluck().get(...push.params))
+    }
+    return Number(this.statement(sql).pluck().get(...push.params))
+  }
+
+  /**
+   * How pages without a requested order read the match: in rowid order when
+   * the plan gives it; else in the order of the index SQLite picks (its
+   * columns, then rowid), unless the match is large (or bounded by no limit
+   * and large), where a table scan in rowid order reads it for less.
+   */
+  access(table: Table, push: Pushdown, bounded: boolean): { keys: OrderKey[]; scan: boolean } {
+    if (push.where === '1') return { keys: [], scan: false }
+    const { index, sorts } = this.explain(this.select(table, push.where, [], false), [...push.params, 1, 0])
+    if (!sorts) return { keys: [], scan: false }
+    const keys = index === undefined ? undefined : table.orderOf(index)
+    if (index === undefined || keys === undefined || (!bounded && this.prefersScan(table, push, index))) return { keys: [], scan: true }
+    return { keys, scan: false }
+  }
+
+  /**
+   * Without statistics SQLite takes any index on the filter as selective;
+   * when the one it picks does not hold every field filtered on, each hit
+   * costs a row lookup, about five times a row of a plain table scan. So the
+   * hits of the index's own conditions are counted (from the index alone),
+   * and past a fifth of the table a scan is cheaper.
+   */
+  private prefersScan(table: Table, push: Pushdown, index: string): boolean {
+    const fields = table.fieldsOf(index)
+    const own = conjunction(push.terms.filter((term) => fields?.has(term.field) === true))
+    if (fields === undefined || own.where === '1') return false
+    const hits = Number(this.statement(`SELECT count(*) FROM ${table.identifier} INDEXED BY ${quote(index)} WHERE ${own.where}`).pluck().get(...own.params))
+    const rows = Number(this.statement(`SELECT coalesce(max(rowid), 0) FROM ${table.identifier}`).pluck().get())
+    return hits * 5 > rows
+  }
+
+  /** The index a query's plan reads (if any) and whether it sorts its whole match, by query. */
+  private explain(sql: string, params: unknown[]): QueryPlan {
+    let plan = this.plans.get(sql)
+    if (plan === undefined) {
+      const steps = (this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map((step) => step.detail)
+      plan = {
+        index: steps.map((detail) => /USING (?:COVERING )?INDEX (\S+)/.exec(detail)?.[1]).find((name) => name !== undefined),
+        covering: steps.some((detail) => detail.includes('USING COVERING INDEX')),
+        sorts: steps.some((detail) => detail.includes('TEMP B-TREE')),
+      }
+      this.plans.set(sql, plan)
+    }
+    return plan
+  }
+
+  async getCheckpoint(projection: string): Promise<number> {
+    const position: unknown = this.statement('SELECT position FROM _checkpoints WHERE name = ?').pluck().get(projection)
+    return typeof position === 'number' ? position : 0
+  }
+
+  async setCheckpoint(projection: string, position: number): Promise<void> {
+    this.write(() => this.statement('INSERT INTO _checkpoints (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position')
+      .run(projection, position))
+  }
+
+  async drop(collections: readonly string[]): Promise<void> {
+    this.write(() => {
+      for (const name of collections) {
+        (this.tables.get(name) ?? new Table(this.db, name)).drop()
+        this.tables.delete(name)
+      }
+    })
+    this.statements.clear()
+    this.plans.clear()
+  }
+
+  async ping(): Promise<void> {
+    this.statement('SELECT 1').get()
+  }
+
+  async close(): Promise<void> {
+    if (!this.db.open) return
+    this.commit()
+    this.db.close()
+  }
+}
