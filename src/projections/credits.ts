@@ -100,6 +100,19 @@ const positionOf = (installment: InstallmentPosition): InstallmentFigures => {
   return figures
 }
 
+/** A new installment object with the amounts of the one it replaces (a disbursement moves due dates only) takes over its figures. */
+const carryFigures = (before: readonly InstallmentPosition[], after: readonly InstallmentPosition[]): void => {
+  if (before.length !== after.length) return
+  for (let index = 0; index < after.length; index++) {
+    const previous = before[index]
+    const next = after[index]
+    if (previous === undefined || next === undefined || previous === next || storedFigures.has(next)) continue
+    const known = storedFigures.get(previous)
+    if (known !== undefined && previous.principal === next.principal && previous.interest === next.interest
+      && previous.paidPrincipal === next.paidPrincipal && previous.paidInterest === next.paidInterest) storedFigures.set(next, known)
+  }
+}
+
 export const creditFigures = (state: CreditState): CreditFigures => {
   let principal = ZERO
   let interest = ZERO
@@ -201,6 +214,7 @@ const projectCredit = async (store: ReadStore, creditId: string, event: CreditEv
   if (after.status === 'none') return
   // Frozen now rather than when the credit document is stored, so the figures of each installment are computed once.
   deepFreeze(after.installments)
+  carryFigures(before.installments, after.installments)
   const debtor = current?.debtor ?? debtorOf(await store.collection<DebtorSummary>(debtors).get(after.debtorId))
   const status = after.status
   const installmentDocs = store.collection<InstallmentDoc>(installments)
