@@ -1,10 +1,11 @@
 import { creditAggregate, type CreditState } from '../commands/credit.js'
 import type { RecordedOf } from '../events/catalogue.js'
 import type { LegalPerson, NaturalPerson, ProfileType } from '../events/profile.js'
+import { deepFreeze } from '../shared/freeze.js'
 import { exact, isZero, minus, plus, toMoneyText, ZERO, type ExactDecimal } from '../shared/exactDecimal.js'
 import type { InstallmentPosition } from '../shared/installments.js'
 import type { CreditStateName } from '../shared/lending.js'
-import { applyAt, defineProjection, updateAt } from './projection.js'
+import { applyAt, currentOf, defineProjection, updateAt } from './projection.js'
 import type { Filter, ReadCollection, ReadStore } from './readStore.js'
 
 /** The debtor as credits show it: projected here from profile events, so this model depends on no other read model. */
@@ -99,6 +100,19 @@ const positionOf = (installment: InstallmentPosition): InstallmentFigures => {
   return figures
 }
 
+/** A new installment object with the amounts of the one it replaces (a disbursement moves due dates only) takes over its figures. */
+const carryFigures = (before: readonly InstallmentPosition[], after: readonly InstallmentPosition[]): void => {
+  if (before.length !== after.length) return
+  for (let index = 0; index < after.length; index++) {
+    const previous = before[index]
+    const next = after[index]
+    if (previous === undefined || next === undefined || previous === next || storedFigures.has(next)) continue
+    const known = storedFigures.get(previous)
+    if (known !== undefined && previous.principal === next.principal && previous.interest === next.interest
+      && previous.paidPrincipal === next.paidPrincipal && previous.paidInterest === next.paidInterest) storedFigures.set(next, known)
+  }
+}
+
 export const creditFigures = (state: CreditState): CreditFigures => {
   let principal = ZERO
   let interest = ZERO
@@ -133,7 +147,7 @@ const statusOf = (position: InstallmentFigures): InstallmentDoc['status'] => {
 
 export const installmentStatus = (installment: InstallmentPosition): InstallmentDoc['status'] => statusOf(positionOf(installment))
 
-const installmentDoc = (state: CreditState & { status: CreditStateName }, installment: InstallmentPosition): InstallmentDoc => {
+const installmentDoc = (state: CreditState, status: CreditStateName, installment: InstallmentPosition): InstallmentDoc => {
   const position = positionOf(installment)
   return {
     ...installment,
@@ -143,7 +157,7 @@ const installmentDoc = (state: CreditState & { status: CreditStateName }, instal
     creditLineId: state.creditLineId,
     debtorId: state.debtorId,
     currency: state.currency,
-    creditState: state.status,
+    creditState: status,
     paidAmount: toMoneyText(position.paid, state.currency),
     outstanding: toMoneyText(position.owed, state.currency),
     status: statusOf(position),
@@ -180,11 +194,6 @@ const debtorOf = (summary: DebtorSummary | null): CreditDoc['debtor'] => {
 
 type CreditEventOf = RecordedOf<'CreditRequested' | 'CreditApproved' | 'CreditRejected' | 'CreditCancelled' | 'CreditDisbursed' | 'CreditScored' | 'CreditPaymentApplied' | 'CreditPaid' | 'TaxApplied'>
 
-const stateOf = (doc: CreditDoc): CreditState => {
-  const { _id, _position, debtor, outstandingPrincipal, outstandingInterest, outstandingTotal, paidTotal, installmentsPaid, nextDueDate, ...state } = doc
-  return state
-}
-
 /** Installments a credit event changed: all of them when the state or the schedule moved, else the ones a payment reached. */
 const touchedInstallments = (event: CreditEventOf, before: CreditState, after: CreditState): InstallmentPosition[] => {
   if (event.type === 'CreditPaymentApplied') {
@@ -196,17 +205,21 @@ const touchedInstallments = (event: CreditEventOf, before: CreditState, after: C
 
 const projectCredit = async (store: ReadStore, creditId: string, event: CreditEventOf, position: number) => {
   const creditDocs = store.collection<CreditDoc>(credits)
-  const current = await creditDocs.get(creditId)
+  const current = await currentOf(creditDocs, creditId)
   if (current !== null && (current._position ?? 0) >= position) return
   if (current === null && event.type !== 'CreditRequested') return
-  const before = current === null ? creditAggregate.initialState() : stateOf(current)
+  // The document is the state plus its own fields: evolve keeps them where they are, and the new document overwrites them.
+  const before: CreditState = current ?? creditAggregate.initialState()
   const after = creditAggregate.evolve(before, event)
   if (after.status === 'none') return
+  // Frozen now rather than when the credit document is stored, so the figures of each installment are computed once.
+  deepFreeze(after.installments)
+  carryFigures(before.installments, after.installments)
   const debtor = current?.debtor ?? debtorOf(await store.collection<DebtorSummary>(debtors).get(after.debtorId))
-  const stated = { ...after, status: after.status }
+  const status = after.status
   const installmentDocs = store.collection<InstallmentDoc>(installments)
   for (const installment of touchedInstallments(event, before, after)) {
-    await applyAt(installmentDocs, installment.installmentId, position, () => installmentDoc(stated, installment))
+    await applyAt(installmentDocs, installment.installmentId, position, () => installmentDoc(after, status, installment))
   }
   await applyAt(creditDocs, after.creditId, position, () => ({ ...after, ...creditFigures(after), _id: after.creditId, debtor }))
 }

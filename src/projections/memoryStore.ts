@@ -88,55 +88,88 @@ const sortPrimitive = <T extends ReadDocument>(docs: T[], sort: Sort): T[] | nul
   return rows.map((row) => row.doc)
 }
 
-/** Equality index on one field: value → the documents holding it (by id, in the order they first took the value). */
-class EqualityIndex<T extends ReadDocument> {
-  private readonly entries = new Map<Key, Map<string, T>>()
+/** A document's value at a one-step path, as a single key when it is one (null: no key; undefined: ask keysAt). */
+const singleKey = (doc: object, field: string): Key | null | undefined => {
+  const value: unknown = Reflect.get(doc, field)
+  if (isKey(value)) return value
+  return Array.isArray(value) ? undefined : null
+}
+
+/**
+ * Equality index on one field: value → the ids of the documents holding it,
+ * in the order they took the value. Ids, not documents: a replacement that
+ * keeps the indexed value (most projection writes) leaves the index alone.
+ */
+class EqualityIndex {
+  private readonly entries = new Map<Key, Set<string>>()
   private readonly parts: readonly string[]
+  /** The field when the path has one step (the common case, read without building arrays). */
+  private readonly single: string | undefined
   constructor(readonly field: string) {
     this.parts = field.split('.')
+    this.single = this.parts.length === 1 ? field : undefined
   }
-  /** Adds the document, or replaces it in place (keeping its position) when it is there already. */
-  add(doc: T): void {
-    const keys = keysAt(doc, this.parts)
-    for (const value of keys.length > 1 ? new Set(keys) : keys) {
-      let docs = this.entries.get(value)
-      if (docs === undefined) {
-        docs = new Map<string, T>()
-        this.entries.set(value, docs)
-      }
-      docs.set(doc._id, doc)
+  add(doc: ReadDocument): void {
+    if (this.single !== undefined) {
+      const key = singleKey(doc, this.single)
+      if (key === null) return
+      if (key !== undefined) return this.addKey(key, doc._id)
     }
+    const keys = keysAt(doc, this.parts)
+    for (const value of keys.length > 1 ? new Set(keys) : keys) this.addKey(value, doc._id)
   }
-  remove(doc: T): void {
+  private addKey(value: Key, id: string): void {
+    let ids = this.entries.get(value)
+    if (ids === undefined) {
+      ids = new Set<string>()
+      this.entries.set(value, ids)
+    }
+    ids.add(id)
+  }
+  remove(doc: ReadDocument): void {
+    if (this.single !== undefined) {
+      const key = singleKey(doc, this.single)
+      if (key === null) return
+      if (key !== undefined) {
+        this.entries.get(key)?.delete(doc._id)
+        return
+      }
+    }
     for (const value of keysAt(doc, this.parts)) this.entries.get(value)?.delete(doc._id)
   }
   /** Whether a replacement keeps the indexed values (then its entries, and its place in iteration order, stay). */
-  same(previous: T, next: T): boolean {
+  same(previous: ReadDocument, next: ReadDocument): boolean {
+    if (this.single !== undefined) {
+      const before = singleKey(previous, this.single)
+      const after = singleKey(next, this.single)
+      if (before !== undefined && after !== undefined) return before === after
+    }
     const before = keysAt(previous, this.parts)
     const after = keysAt(next, this.parts)
     return before.length === after.length && before.every((value, index) => value === after[index])
   }
-  lookup(value: Key): ReadonlyMap<string, T> {
-    return this.entries.get(value) ?? new Map()
+  lookup(value: Key): ReadonlySet<string> {
+    return this.entries.get(value) ?? new Set()
   }
 }
 
 class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   private readonly docs = new Map<string, T>()
-  private readonly indexes: EqualityIndex<T>[]
+  private readonly indexes: EqualityIndex[]
 
   constructor(readonly spec: CollectionSpec) {
     const fields = new Set((spec.indexes ?? []).map((index) => Object.keys(index)[0]).filter((f): f is string => f !== undefined))
-    this.indexes = [...fields].map((field) => new EqualityIndex<T>(field))
+    this.indexes = [...fields].map((field) => new EqualityIndex(field))
   }
 
   async get(id: string): Promise<T | null> {
-    return this.docs.get(id) ?? null
+    const doc = this.docs.get(id)
+    return doc === undefined ? null : deepFreeze(doc)
   }
 
   async findOne(filter: Filter): Promise<T | null> {
     const query = matcher(filter)
-    for (const doc of this.candidates(filter)) if (query(doc)) return doc
+    for (const doc of this.candidates(filter)) if (query(doc)) return deepFreeze(doc)
     return null
   }
 
@@ -157,7 +190,7 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
       if (!query(doc)) continue
       if (skip > 0) { skip -= 1; continue }
       left -= 1
-      yield doc
+      yield deepFreeze(doc)
     }
   }
 
@@ -173,21 +206,39 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
     this.store(doc)
   }
 
+  /**
+   * The document as stored, for a projection about to replace it (see
+   * applyAt): not frozen, so the versions a rebuild writes and replaces before
+   * anyone reads them are never walked to be frozen.
+   */
+  current(id: string): T | undefined {
+    return this.docs.get(id)
+  }
+
   /** Every document, in no particular order. */
   values(): IterableIterator<T> {
     return this.docs.values()
   }
 
+  /** Documents are frozen when first handed out (get, find, stream), not when stored. */
   store(doc: T): void {
     const previous = this.docs.get(doc._id)
-    const stored = deepFreeze(doc)
+    this.docs.set(doc._id, doc)
     // An index entry moves only when its value changes: a stream iterating an index meanwhile neither repeats nor skips the document.
-    if (previous !== undefined) for (const index of this.indexes) if (!index.same(previous, stored)) index.remove(previous)
-    this.docs.set(doc._id, stored)
-    for (const index of this.indexes) index.add(stored)
+    for (const index of this.indexes) {
+      if (previous === undefined) index.add(doc)
+      else if (!index.same(previous, doc)) {
+        index.remove(previous)
+        index.add(doc)
+      }
+    }
   }
 
   async delete(id: string): Promise<void> {
+    this.remove(id)
+  }
+
+  remove(id: string): void {
     const previous = this.docs.get(id)
     if (previous === undefined) return
     for (const index of this.indexes) index.remove(previous)
@@ -197,7 +248,7 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   async deleteMany(filter: Filter): Promise<number> {
     const query = matcher(filter)
     const doomed = [...this.candidates(filter)].filter((doc) => query(doc))
-    for (const doc of doomed) await this.delete(doc._id)
+    for (const doc of doomed) this.remove(doc._id)
     return doomed.length
   }
 
@@ -207,7 +258,9 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
     for (const doc of this.candidates(filter)) if (query(doc)) matching.push(doc)
     const sorted = options.sort === undefined ? matching : (sortPrimitive(matching, options.sort) ?? mingoQuery({}).find<T>(matching).sort(options.sort).all())
     const from = options.skip ?? 0
-    return from === 0 && options.limit === undefined ? sorted : sorted.slice(from, options.limit === undefined ? undefined : from + options.limit)
+    const page = from === 0 && options.limit === undefined ? sorted : sorted.slice(from, options.limit === undefined ? undefined : from + options.limit)
+    for (const doc of page) deepFreeze(doc)
+    return page
   }
 
   /** The documents worth testing: narrowed by `_id`, or by the most selective indexed equality of the filter. */
@@ -217,21 +270,31 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
       const doc = this.docs.get(id)
       return doc === undefined ? [] : [doc]
     }
-    let narrowest: ReadonlyMap<string, T> = this.docs
+    let narrowest: ReadonlySet<string> | undefined
     for (const index of this.indexes) {
       const value = filter[index.field]
       if (!isKey(value)) continue
-      const docs = index.lookup(value)
-      if (docs.size < narrowest.size || narrowest === this.docs) narrowest = docs
+      const ids = index.lookup(value)
+      if (narrowest === undefined || ids.size < narrowest.size) narrowest = ids
     }
-    return narrowest.values()
+    return narrowest === undefined ? this.docs.values() : this.resolve(narrowest)
+  }
+
+  /** The documents of indexed ids, each as it is when the iteration reaches it. */
+  private *resolve(ids: ReadonlySet<string>): Iterable<T> {
+    for (const id of ids) {
+      const doc = this.docs.get(id)
+      if (doc !== undefined) yield doc
+    }
   }
 }
 
 /**
  * The embedded read store: documents in process memory, rebuilt from the
- * event store at every start. Stored documents are frozen, so a caller that
- * tries to change one in place fails loudly instead of corrupting the model.
+ * event store at every start. Documents are frozen before they are handed
+ * out, so a caller that tries to change one in place fails loudly instead of
+ * corrupting the model; only the projection guard sees one unfrozen, to
+ * replace it.
  */
 export class MemoryReadStore implements ReadStore {
   readonly kind = 'memory' as const

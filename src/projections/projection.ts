@@ -1,4 +1,4 @@
-import { isEventOf, type DomainEventType, type RecordedEvent, type RecordedOf } from '../events/catalogue.js'
+import { type DomainEventType, type RecordedEvent, type RecordedOf } from '../events/catalogue.js'
 import type { CollectionSpec, ReadCollection, ReadDocument, ReadStore } from './readStore.js'
 
 /** A read model: which events it handles and how each changes its documents. */
@@ -15,21 +15,64 @@ export const defineProjection = <T extends DomainEventType>(definition: {
   handles: readonly T[]
   collections: readonly CollectionSpec[]
   project(store: ReadStore, event: RecordedOf<T>, position: number): Promise<void>
-}): Projection => ({
-  name: definition.name,
-  handles: definition.handles,
-  collections: definition.collections,
-  project: async (store, event, position) => {
-    if (isEventOf(event, definition.handles)) await definition.project(store, event, position)
-  },
-})
+}): Projection => {
+  const handled: ReadonlySet<string> = new Set(definition.handles)
+  const handles = (event: RecordedEvent): event is RecordedOf<T> => handled.has(event.type)
+  return {
+    name: definition.name,
+    handles: definition.handles,
+    collections: definition.collections,
+    // No async layer of its own: a rebuild calls this a few million times.
+    project: (store, event, position) => (handles(event) ? definition.project(store, event, position) : Promise.resolve()),
+  }
+}
+
+/**
+ * What the embedded store offers the guard: its documents synchronously and
+ * not yet frozen (they are frozen when handed out to readers), so a rebuild
+ * neither awaits nor freezes the versions it replaces before anyone reads them.
+ */
+interface InProcessCollection<T extends ReadDocument> {
+  current(id: string): T | undefined
+  store(doc: T): void
+  remove(id: string): void
+}
+
+const inProcess = <T extends ReadDocument>(collection: ReadCollection<T>): collection is ReadCollection<T> & InProcessCollection<T> =>
+  'current' in collection && typeof collection.current === 'function'
+
+const done = Promise.resolve()
 
 /**
  * The idempotency guard of every projection write: a document remembers the
  * position of the last event applied to it, and an event at or before that
  * position (a redelivery after a crash) changes nothing. Returning null deletes.
+ * `change` answers a new object, which the store then owns: `_id` and
+ * `_position` are written onto it rather than onto a copy (the same keys in
+ * the same order a copy would have); answering `current` itself, or any
+ * frozen object, is copied first. `change` must not edit `current`.
  */
-export const applyAt = async <T extends ReadDocument>(
+export const applyAt = <T extends ReadDocument>(
+  collection: ReadCollection<T>,
+  id: string,
+  position: number,
+  change: (current: T | null) => T | null,
+): Promise<void> => {
+  if (!inProcess(collection)) return applyThrough(collection, id, position, change)
+  try {
+    const current = collection.current(id) ?? null
+    if (current !== null && (current._position ?? 0) >= position) return done
+    const next = change(current)
+    if (next === null) {
+      if (current !== null) collection.remove(id)
+    } else collection.store(stamped(next, current, id, position))
+    return done
+  } catch (error) {
+    return Promise.reject(error)
+  }
+}
+
+const applyThrough = async <T extends ReadDocument>(
   collection: ReadCollection<T>,
   id: string,
   position: number,
@@ -42,8 +85,19 @@ export const applyAt = async <T extends ReadDocument>(
     if (current !== null) await collection.delete(id)
     return
   }
-  await collection.put({ ...next, _id: id, _position: position })
+  await collection.put(stamped(next, current, id, position))
 }
+
+const stamped = <T extends ReadDocument>(next: T, current: T | null, id: string, position: number): T => {
+  const doc = next === current || Object.isFrozen(next) ? { ...next } : next
+  doc._id = id
+  doc._position = position
+  return doc
+}
+
+/** The document a projection is about to replace, as the guard sees it (unfrozen in the embedded store): read it, never edit it. */
+export const currentOf = <T extends ReadDocument>(collection: ReadCollection<T>, id: string): Promise<T | null> =>
+  inProcess(collection) ? Promise.resolve(collection.current(id) ?? null) : collection.get(id)
 
 /** Changes an existing document only; an event about a document the model never saw is ignored. */
 export const updateAt = <T extends ReadDocument>(

@@ -34,12 +34,15 @@ const aligned = (a: ExactDecimal, b: ExactDecimal): [bigint, bigint, number] =>
     : a.scale < b.scale ? [a.units * tenTo(b.scale - a.scale), b.units, b.scale]
       : [a.units, b.units * tenTo(a.scale - b.scale), a.scale]
 
+// Amounts of one currency share their scale: that case builds no aligned tuple.
 export const plus = (a: ExactDecimal, b: ExactDecimal): ExactDecimal => {
+  if (a.scale === b.scale) return { units: a.units + b.units, scale: a.scale }
   const [x, y, scale] = aligned(a, b)
   return { units: x + y, scale }
 }
 
 export const minus = (a: ExactDecimal, b: ExactDecimal): ExactDecimal => {
+  if (a.scale === b.scale) return { units: a.units - b.units, scale: a.scale }
   const [x, y, scale] = aligned(a, b)
   return { units: x - y, scale }
 }
