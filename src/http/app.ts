@@ -6,6 +6,7 @@ import { authPlugin } from './plugins/auth.js'
 import { registerErrorHandling } from './plugins/errors.js'
 import { openapiPlugin } from './plugins/openapi.js'
 import { organizationPlugin } from './plugins/organization.js'
+import { requestLoggerFactory } from './requestLogger.js'
 import { routePlugins } from './routes.js'
 import { ErrorEnvelope, FailEnvelope } from './schemas.js'
 import { validatorCompiler } from './validation.js'
@@ -17,6 +18,7 @@ export const buildApp = async (services: Services): Promise<FastifyInstance> => 
   const logger: FastifyBaseLogger = services.logger
   const app = Fastify({
     loggerInstance: logger,
+    childLoggerFactory: requestLoggerFactory,
     bodyLimit: services.config.bodyLimit,
     requestIdHeader: false,
     genReqId: (request) => {

@@ -20,3 +20,36 @@ export const documentResponses = <Doc extends object>() => {
     return reply.type('application/json; charset=utf-8').send(text)
   }
 }
+
+interface ListNode {
+  next: WeakMap<object, ListNode>
+  text?: string
+}
+
+/**
+ * Serialized answers kept per sequence of read-model documents (a list
+ * route's page), like documentResponses: the sequence is walked as a trie of
+ * WeakMaps keyed by each document, so a changed, added, removed or reordered
+ * document leads to another entry, and entries of replaced documents go with
+ * them.
+ */
+export const documentListResponses = <Doc extends object>() => {
+  const root: ListNode = { next: new WeakMap() }
+  return (reply: FastifyReply, docs: readonly Doc[], build: (docs: readonly Doc[]) => Record<string, unknown>): FastifyReply => {
+    let node = root
+    for (const doc of docs) {
+      let child = node.next.get(doc)
+      if (child === undefined) {
+        child = { next: new WeakMap() }
+        node.next.set(doc, child)
+      }
+      node = child
+    }
+    if (node.text === undefined) {
+      const serialize = reply.getSerializationFunction('200')
+      if (serialize === undefined) throw new Error('documentListResponses needs a route with a 200 response schema')
+      node.text = serialize(build(docs))
+    }
+    return reply.type('application/json; charset=utf-8').send(node.text)
+  }
+}

@@ -8,6 +8,7 @@ import { notFound } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
 import { money } from '../shared/money.js'
 import { commandContext, organizationOf } from './context.js'
+import { documentListResponses } from './responseCache.js'
 import { failures, OrganizationHeaders, Timestamp, Uuid } from './schemas.js'
 
 const TaxType = Type.Enum(taxTypes)
@@ -44,6 +45,8 @@ const tags = ['Taxes']
 /** Tax configurations of the organization named by `Organization-ID`. */
 export const taxRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { queries } = services
+  // Every guarded list request reads the same few taxes: their serialized answer is kept until one of them changes.
+  const respondWithList = documentListResponses<TaxDoc>()
 
   const load = async (organizationId: string, id: string) => {
     const doc = await queries.taxes.get(organizationId, id)
@@ -60,12 +63,12 @@ export const taxRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asyn
       querystring: Type.Object({ is_active: Type.Optional(Type.Boolean()), type: Type.Optional(TaxType) }, { additionalProperties: false }),
       response: { 200: Type.Object({ status: Type.Literal('success'), data: Type.Array(Tax) }), ...failures(400, 401, 403) },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { is_active: isActive, type } = request.query
     const docs = await queries.taxes.list({
       organizationId: organizationOf(request).id, ...(isActive === undefined ? {} : { isActive }), ...(type === undefined ? {} : { type }),
     })
-    return { status: 'success' as const, data: docs.map(view) }
+    return respondWithList(reply, docs, (listed) => ({ status: 'success', data: listed.map(view) }))
   })
 
   app.get('/taxes/:id', {

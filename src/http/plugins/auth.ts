@@ -2,6 +2,7 @@ import jwt from '@fastify/jwt'
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ACCESS_TOKEN_TYP, type AccessTokenClaims } from '../../identity/tokens.js'
+import { VerifiedTokens, windowOf } from '../../identity/verifiedTokens.js'
 import type { Services } from '../../services.js'
 import { systemClock } from '../../shared/clock.js'
 import { AppError } from '../../shared/errors.js'
@@ -30,9 +31,8 @@ export const authPlugin = fp(async (app: FastifyInstance, options: { services: S
   const { signingKey, clock } = services
   await app.register(jwt, {
     secret: { public: signingKey.publicKeyPem },
-    // Clients reuse a token for its lifetime: verified tokens are cached (LRU, entries end with the token's exp),
-    // which spares an ECDSA verification per request. Revocation is checked below on every request regardless.
-    verify: { algorithms: [signingKey.algorithm], allowedIss: services.tokens.issuer, checkTyp: ACCESS_TOKEN_TYP, cache: 10_000 },
+    // Verified tokens are remembered below (verifiedTokens), so fast-jwt keeps no cache of its own.
+    verify: { algorithms: [signingKey.algorithm], allowedIss: services.tokens.issuer, checkTyp: ACCESS_TOKEN_TYP },
   })
   app.decorateRequest('principal', null)
 
@@ -43,7 +43,7 @@ export const authPlugin = fp(async (app: FastifyInstance, options: { services: S
     return match[1]
   }
 
-  /** @fastify/jwt's global verifier (cached); an injected clock (tests) gets a verifier of its own that sees that clock. */
+  /** @fastify/jwt's global verifier; an injected clock (tests) gets a verifier of its own that sees that clock. */
   const verify = (token: string): AccessTokenClaims => {
     try {
       return clock === systemClock
@@ -56,32 +56,46 @@ export const authPlugin = fp(async (app: FastifyInstance, options: { services: S
     }
   }
 
-  const authenticate = async (request: FastifyRequest): Promise<void> => {
-    const claims = verify(bearerToken(request))
+  // Clients reuse a token for its lifetime: the principal of a verified token is kept until the token's exp, which
+  // spares the ECDSA verification and claim parsing of every later request. Revocation is checked on every request regardless.
+  const verifiedTokens = new VerifiedTokens<Principal>(10_000)
+
+  const principalOf = (token: string, now: number): Principal => {
+    const known = verifiedTokens.get(token, now)
+    if (known !== undefined) return known
+    const claims = verify(token)
     if (!isClaims(claims)) throw unauthorized('INVALID_TOKEN', 'the access token is not valid')
-    const client = await services.queries.principals.client(claims.client_id)
+    const scopes: ReadonlySet<string> = new Set(claims.scope.split(' ').filter(Boolean))
+    const principal: Principal = Object.freeze({
+      kind: claims.sub === claims.client_id ? 'client' : 'user', id: claims.sub, clientId: claims.client_id, scopes,
+      isPlatformAdmin: scopes.has(ADMIN_SCOPE), tokenId: claims.jti,
+    })
+    const window = windowOf(claims)
+    if (window !== null) verifiedTokens.set(token, principal, window)
+    return principal
+  }
+
+  const insufficientScope = (needed: readonly string[]) =>
+    new AppError('INSUFFICIENT_SCOPE', `this operation needs one of the scopes: ${needed.join(' ')}`, { scope: needed.join(' ') },
+      { 'www-authenticate': `Bearer realm="credit-service", error="insufficient_scope", scope="${needed.join(' ')}"` })
+
+  /** The hook of a route needing one of `needed` (any scope when undefined); made once per route, when it is declared. */
+  const authenticate = (needed: readonly string[] | undefined) => async (request: FastifyRequest): Promise<void> => {
+    const principal = principalOf(bearerToken(request), clock.now().getTime())
+    const client = await services.queries.principals.client(principal.clientId)
     if (client === null || client.revoked) throw unauthorized('INVALID_TOKEN', 'the client of this token is revoked')
-    const kind = claims.sub === claims.client_id ? 'client' : 'user'
-    if (kind === 'user') {
-      const user = await services.queries.principals.user(claims.sub)
+    if (principal.kind === 'user') {
+      const user = await services.queries.principals.user(principal.id)
       if (user === null || !user.active) throw unauthorized('INVALID_TOKEN', 'the user of this token is inactive')
     }
-    const scopes = new Set(claims.scope.split(' ').filter(Boolean))
-    const principal: Principal = {
-      kind, id: claims.sub, clientId: claims.client_id, scopes, isPlatformAdmin: scopes.has(ADMIN_SCOPE), tokenId: claims.jti,
-    }
     request.principal = principal
-    const needed = request.routeOptions.config.scopes
-    if (needed !== undefined && !principal.isPlatformAdmin && !needed.some((s) => scopes.has(s))) {
-      throw new AppError('INSUFFICIENT_SCOPE', `this operation needs one of the scopes: ${needed.join(' ')}`, { scope: needed.join(' ') },
-        { 'www-authenticate': `Bearer realm="credit-service", error="insufficient_scope", scope="${needed.join(' ')}"` })
-    }
+    if (needed !== undefined && !principal.isPlatformAdmin && !needed.some((s) => principal.scopes.has(s))) throw insufficientScope(needed)
   }
 
   // Attached to each guarded route when it is declared, so public routes run no authentication code at all.
   // Only the API is guarded; the docs UI outside /v1 is public.
   app.addHook('onRoute', (route) => {
     if (route.config?.auth === 'public' || !route.url.startsWith('/v1/')) return
-    route.onRequest = [authenticate, ...toHookList(route.onRequest)]
+    route.onRequest = [authenticate(route.config?.scopes), ...toHookList(route.onRequest)]
   })
 })

@@ -1,6 +1,8 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { OrganizationDoc } from '../../projections/organizations.js'
 import type { Queries } from '../../projections/queries.js'
+import type { RoleTemplateDoc } from '../../projections/roleTemplates.js'
 import type { Services } from '../../services.js'
 import { AppError } from '../../shared/errors.js'
 import { allPermissions, isPermission, type Permission } from '../../shared/permissions.js'
@@ -44,9 +46,48 @@ const organizationIdFrom = (request: FastifyRequest, source: OrganizationSource)
 }
 
 const everyPermission: ReadonlySet<Permission> = new Set(allPermissions)
+const noPermission: ReadonlySet<Permission> = new Set()
 
 const forbidden = (organizationId: string) =>
   new AppError('ORGANIZATION_FORBIDDEN', `no access to organization ${organizationId}`, { organizationId })
+
+// Read-model documents are snapshots: a change stores a new document, never alters one in place. So what is derived
+// from a document can be kept by that document (weakly) and never goes stale, while the lookups themselves still run
+// on every request: a removed membership, an edited role template or a deactivated organization shows at once.
+// (A store that answers with fresh objects, like MongoDB, simply never hits.)
+const templatePermissions = new WeakMap<RoleTemplateDoc, ReadonlySet<Permission>>()
+const contexts = new WeakMap<OrganizationDoc, WeakMap<ReadonlySet<Permission>, OrganizationContext>>()
+
+const permissionsOf = (template: RoleTemplateDoc | null): ReadonlySet<Permission> => {
+  if (template === null) return noPermission
+  let permissions = templatePermissions.get(template)
+  if (permissions === undefined) {
+    permissions = new Set(template.permissions.filter(isPermission))
+    templatePermissions.set(template, permissions)
+  }
+  return permissions
+}
+
+/** The context of an active organization for these permissions (the platform administrator holds all of them). */
+const contextOf = (organization: OrganizationDoc, permissions: ReadonlySet<Permission>): OrganizationContext => {
+  let byPermissions = contexts.get(organization)
+  if (byPermissions === undefined) {
+    byPermissions = new WeakMap()
+    contexts.set(organization, byPermissions)
+  }
+  let context = byPermissions.get(permissions)
+  if (context === undefined) {
+    context = Object.freeze({
+      id: organization._id,
+      name: organization.name,
+      defaultConfigId: organization.defaultConfigId,
+      permissions,
+      isAdministrator: permissions.has('AdministerOrganization'),
+    })
+    byPermissions.set(permissions, context)
+  }
+  return context
+}
 
 /**
  * What a principal may do in an organization: membership and role template
@@ -63,17 +104,10 @@ export const organizationAccess = async (queries: Queries, principal: Principal,
   } else {
     const membership = await queries.memberships.of(principal.id, organizationId)
     if (membership === null) throw forbidden(organizationId)
-    const template = await queries.roleTemplates.get(organizationId, membership.roleTemplateId)
-    permissions = new Set((template?.permissions ?? []).filter(isPermission))
+    permissions = permissionsOf(await queries.roleTemplates.get(organizationId, membership.roleTemplateId))
   }
   if (!organization.active) throw new AppError('ORGANIZATION_INACTIVE', `organization ${organizationId} is inactive`, { organizationId })
-  return {
-    id: organization._id,
-    name: organization.name,
-    defaultConfigId: organization.defaultConfigId,
-    permissions,
-    isAdministrator: principal.isPlatformAdmin || permissions.has('AdministerOrganization'),
-  }
+  return contextOf(organization, permissions)
 }
 
 /** Refuses with 403 unless the context holds every permission named. */
@@ -93,9 +127,8 @@ export const organizationPlugin = fp(async (app: FastifyInstance, options: { ser
   const { queries } = options.services
   app.decorateRequest('organization', null)
 
-  const resolve = async (request: FastifyRequest): Promise<void> => {
-    const { organization: source, permissions: required = [] } = request.routeOptions.config
-    if (source === undefined) return
+  /** The hook of a route acting in the organization named by `source`; made once per route, when it is declared. */
+  const resolve = (source: OrganizationSource, required: readonly Permission[]) => async (request: FastifyRequest): Promise<void> => {
     const principal = request.principal
     if (principal === null) throw new AppError('UNAUTHORIZED', 'authentication required')
     const organizationId = organizationIdFrom(request, source)
@@ -107,7 +140,8 @@ export const organizationPlugin = fp(async (app: FastifyInstance, options: { ser
 
   // Attached only to routes that act in an organization, when they are declared.
   app.addHook('onRoute', (route) => {
-    if (route.config?.organization === undefined) return
-    route.preHandler = [resolve, ...toHookList(route.preHandler)]
+    const source = route.config?.organization
+    if (source === undefined) return
+    route.preHandler = [resolve(source, route.config?.permissions ?? []), ...toHookList(route.preHandler)]
   })
 })
