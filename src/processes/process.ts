@@ -49,23 +49,54 @@ export const handleInTurn = async <E>(events: readonly E[], handle: (event: E) =
   return { failedAt: null }
 }
 
+/**
+ * Handles the events of each key in log order, the keys concurrently (their
+ * commands then share group commits); reports the earliest event that failed
+ * (a key's events after its failure are not handled).
+ */
+export const handleInTurnPerKey = async <E>(events: readonly E[], keyOf: (event: E) => string, handle: (event: E) => Promise<void>): Promise<BatchOutcome> => {
+  const queues = new Map<string, Array<{ event: E; index: number }>>()
+  for (const [index, event] of events.entries()) {
+    const key = keyOf(event)
+    const queue = queues.get(key)
+    if (queue === undefined) queues.set(key, [{ event, index }])
+    else queue.push({ event, index })
+  }
+  const failures = await Promise.all([...queues.values()].map(async (queue) => {
+    const outcome = await handleInTurn(queue.map((item) => item.event), handle)
+    return outcome.failedAt === null ? null : { failedAt: queue[outcome.failedAt]?.index ?? 0, error: outcome.error }
+  }))
+  let earliest: BatchOutcome = { failedAt: null }
+  for (const failure of failures) {
+    if (failure !== null && (earliest.failedAt === null || failure.failedAt < earliest.failedAt)) earliest = failure
+  }
+  return earliest
+}
+
 export const defineProcess = <Deps, T extends DomainEventType>(definition: {
   name: string
   handles: readonly T[]
   handle(event: RecordedOf<T>, deps: Deps): Promise<void>
+  /**
+   * Events with different keys do not depend on each other (e.g. they act on
+   * different aggregates): a batch handles each key's events in log order and
+   * the keys concurrently. Without it, one event after the other.
+   */
+  inTurnPer?(event: RecordedOf<T>): string
   handleBatch?(events: ReadonlyArray<RecordedOf<T>>, deps: Deps): Promise<BatchOutcome>
   recover?(deps: Deps): Promise<void>
 }): ProcessManager<Deps> => {
   const handle = async (event: RecordedEvent, deps: Deps): Promise<void> => {
     if (isEventOf(event, definition.handles)) await definition.handle(event, deps)
   }
-  const { handleBatch } = definition
+  const { handleBatch, inTurnPer } = definition
+  const keyOf = (event: RecordedEvent): string => (inTurnPer !== undefined && isEventOf(event, definition.handles) ? inTurnPer(event) : '')
   return {
     name: definition.name,
     handles: definition.handles,
     handle,
     handleBatch: async (events, deps) => {
-      if (handleBatch === undefined) return handleInTurn(events, (event) => handle(event, deps))
+      if (handleBatch === undefined) return handleInTurnPerKey(events, keyOf, (event) => handle(event, deps))
       // The supervisor only hands a manager the types it handles; anything else is not part of the batch.
       const own = events.filter((event): event is RecordedOf<T> => isEventOf(event, definition.handles))
       if (own.length !== events.length) throw new Error(`${definition.name}: a batch holds events it does not handle`)
