@@ -189,7 +189,7 @@ export class ProcessSupervisor<Deps> {
       // A manager that only recovers at start has nothing to follow.
       if (manager.handles.length === 0) continue
       const from = await this.checkpoints.get(manager.name)
-      const subscription = this.eventStore.subscribe(from)
+      const subscription = this.eventStore.subscribe(from, { types: manager.handles })
       this.loops.push({ subscription, done: this.follow(manager, subscription) })
     }
   }
