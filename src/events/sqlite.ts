@@ -177,6 +177,8 @@ export class SqliteEventStore implements EventStore {
       allBackwards: this.db.prepare<[number, number], LogRow>(
         `SELECT ${LOG_COLUMNS} FROM events WHERE position < ? ORDER BY position DESC LIMIT ?`).raw(true),
       head: this.db.prepare<[], { head: number | null }>('SELECT MAX(position) AS head FROM events'),
+      typedForwards: this.db.prepare<[number, number, string, number], LogRow>(
+        `SELECT ${LOG_COLUMNS} FROM events WHERE position > ? AND position <= ? AND type IN (SELECT value FROM json_each(?)) ORDER BY position ASC LIMIT ?`).raw(true),
     }
   }
 
@@ -258,8 +260,22 @@ export class SqliteEventStore implements EventStore {
     return backwards ? this.statements.allBackwards.all(after, limit) : this.statements.allForwards.all(after, limit)
   }
 
-  subscribe(after: number): EventSubscription {
+  /**
+   * The next page after `after` of the given types only, and how far it
+   * looked: up to the head read first when the page is not full (rows up to
+   * a committed head never appear later), so a subscription to rare types
+   * does not scan the same stretch of other events again on every wake.
+   */
+  private typedPage(after: number, types: string): { rows: LogRow[]; through: number } {
+    const head = this.statements.head.get()?.head ?? 0
+    const rows = this.statements.typedForwards.all(after, head, types, this.pageSize)
+    const last = rows.at(-1)
+    return { rows, through: rows.length < this.pageSize || last === undefined ? Math.max(after, head) : last[0] }
+  }
+
+  subscribe(after: number, options: { types?: readonly string[] } = {}): EventSubscription {
     this.assertOpen()
+    const types = options.types === undefined ? null : JSON.stringify(options.types)
     let position = after
     let active = true
     let wake: (() => void) | undefined
@@ -283,15 +299,17 @@ export class SqliteEventStore implements EventStore {
     async function* iterate(): AsyncGenerator<RecordedEvent> {
       try {
         while (active) {
-          const rows = store.closed ? [] : store.page(position, store.pageSize)
-          if (rows.length === 0) {
-            await waitForMore()
-            continue
-          }
+          const { rows, through } = store.closed ? { rows: [], through: position }
+            : types === null ? { rows: store.page(position, store.pageSize), through: position }
+              : store.typedPage(position, types)
           for (const row of rows) {
             if (!active) return
             position = row[0]
             yield toRecorded(fromLogRow(row))
+          }
+          if (rows.length === 0 || through > position) {
+            position = Math.max(position, through)
+            if (rows.length === 0) await waitForMore()
           }
         }
       } finally {

@@ -24,8 +24,12 @@ export interface EventStore {
   append(streamId: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult>
   readStream(streamId: string, options?: ReadStreamOptions): AsyncIterable<RecordedEvent>
   readAll(options?: ReadAllOptions): AsyncIterable<RecordedEvent>
-  /** Catch-up from `after` (exclusive; 0 = from the start) that turns live, as a pull-based iterator. */
-  subscribe(after: number): EventSubscription
+  /**
+   * Catch-up from `after` (exclusive; 0 = from the start) that turns live, as
+   * a pull-based iterator. `types` is a hint: an adapter that can skips other
+   * types before parsing them, but a consumer still checks each event's type.
+   */
+  subscribe(after: number, options?: { types?: readonly string[] }): EventSubscription
   /** The same catch-up subscription as an rxjs Observable (for fan-out consumers that never block). */
   subscribeToAll(after: number): Observable<RecordedEvent>
   /** Position of the last event of the global log (0 when empty). */

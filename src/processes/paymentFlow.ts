@@ -9,6 +9,7 @@ import type { ScheduledJob } from './scheduler.js'
 export const paymentFlowProcess = defineProcess<Services, 'PaymentOrderCreated'>({
   name: 'paymentFlow',
   handles: ['PaymentOrderCreated'],
+  inTurnPer: (event) => event.data.orderId,
   async handle(event, services) {
     const provider = paymentProviders(services.config)[event.data.provider]
     const { orderId, amount, currency, method, gatewayOption, createdAt } = event.data
@@ -25,6 +26,7 @@ export const paymentFlowProcess = defineProcess<Services, 'PaymentOrderCreated'>
 export const paymentApplicationProcess = defineProcess<Services, 'PaymentOrderApproved'>({
   name: 'paymentApplication',
   handles: ['PaymentOrderApproved'],
+  inTurnPer: (event) => event.data.creditId,
   async handle(event, services) {
     await applyApprovedPayment(services.commands, event.data, causedBy(event))
   },

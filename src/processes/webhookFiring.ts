@@ -1,4 +1,5 @@
 import type { CommandContext } from '../commands/handler.js'
+import type { RecordedOf } from '../events/catalogue.js'
 import type { Services } from '../services.js'
 import { deterministicId } from '../shared/ids.js'
 import { templateContextOf } from '../webhooks/context.js'
@@ -6,8 +7,10 @@ import type { FiringWebhook } from '../webhooks/runtime.js'
 import type { ResponseValues } from '../projections/webhookResponseValues.js'
 import { WebhookSender, type SendRequest, type StartedSend } from '../webhooks/sender.js'
 import { fromWebhookLookup, loadSource } from '../webhooks/source.js'
-import { triggerTypes, type Trigger } from '../webhooks/upcoming.js'
-import { defineProcess } from './process.js'
+import { defineProcess, type BatchOutcome } from './process.js'
+
+const triggerTypes = ['PaymentOrderApproved', 'CreditDisbursed'] as const
+type Trigger = RecordedOf<(typeof triggerTypes)[number]>
 
 /** The id of the send of one webhook for one trigger: a redelivery or a restart meets the same send and sends nothing. */
 export const firingSendId = (triggerEventId: string, webhookId: string): string => deterministicId(triggerEventId, webhookId)
@@ -59,11 +62,11 @@ interface FiringPlan {
  * Starts every send of a firing, each once a slot is free and the webhooks
  * whose tags it reads have finished, and resolves when all have started; each
  * exchange then finishes on its own, holding its slot until its outcome is
- * recorded, once `exchangesAfter` resolves. Throws the first failure to start
- * (the process manager retries the trigger, and the sends already started are
- * not started again).
+ * recorded. Slots are taken at the call, in webhook order, for the sends that
+ * wait for nothing. Throws the first failure to start (the process manager
+ * retries the trigger, and the sends already started are not started again).
  */
-const startInOrder = async (plan: FiringPlan, services: Services, exchangesAfter: Promise<void> = Promise.resolve()): Promise<void> => {
+const startInOrder = async (plan: FiringPlan, services: Services): Promise<void> => {
   const { slots } = services.webhooks
   const sender = new WebhookSender(services)
   const waitsFor = firingOrder(plan.webhooks)
@@ -87,7 +90,7 @@ const startInOrder = async (plan: FiringPlan, services: Services, exchangesAfter
       }
       if (started === null) return release()
       handedOver = true
-      slots.track(exchangesAfter.then(() => started.finish())
+      slots.track(started.finish()
         .then(async ({ position }) => {
           release()
           // What a webhook waiting for this one reads through fromWebhook must be in the read model first.
@@ -145,54 +148,25 @@ const prepare = async (event: Trigger, services: Services): Promise<FiringPlan |
   }
 }
 
-/** A firing none of whose webhooks waits for another: its starts can all be recorded before any exchange. */
-const independent = (plan: FiringPlan): boolean => [...firingOrder(plan.webhooks).values()].every((waits) => waits.length === 0)
-
 /**
- * Fires a trigger together with the triggers already published after it, so
- * their starts share commits (one commit per trigger would bound the firing
- * by the disk's fsync rate). The batch keeps the order a one-by-one firing
- * has: no exchange of the batch begins before every start of the batch is
- * recorded. It takes the following triggers in log order while their sends
- * fit in WEBHOOK_CONCURRENCY and none of their webhooks waits for another
- * (such a trigger, and those after it, the manager fires in its turn). The
- * triggers fired ahead are marked and skipped when the manager reaches them;
- * one that failed is fired by the manager in its turn. Only the handled
- * trigger's failure is thrown (the manager retries it).
+ * Fires a batch of triggers together: every trigger's sends take their slots
+ * in log order at once, so the starts of the batch are appended in the same
+ * turn and share group commits (one commit per trigger would bound the
+ * firing by the disk's fsync rate), and each exchange leaves as soon as its
+ * own start is durable. A trigger that fails (its read, or a start) fails
+ * the batch from its index on; the supervisor redelivers it and the ones
+ * after it, whose sends already started are not started again.
  */
-const fireWithUpcoming = async (event: Trigger, services: Services): Promise<void> => {
-  const { upcoming } = services.webhooks
-  if (upcoming.takeFired(event.id)) return
-  const head = await prepare(event, services)
-  if (head === null) return
-  if (!independent(head)) return startInOrder(head, services)
-  let budget = services.config.webhookConcurrency - head.webhooks.length
-  const ahead = budget > 0 ? upcoming.claim(event.position, budget) : []
-  const prepared = await Promise.allSettled(ahead.map((trigger) => prepare(trigger, services)))
-  const batch: Array<{ trigger: Trigger; plan: FiringPlan }> = []
-  for (const [index, result] of prepared.entries()) {
-    const trigger = ahead[index]
-    if (trigger === undefined || result.status === 'rejected') break
-    const plan = result.value
-    if (plan === null) {
-      upcoming.markFired(trigger.id)
-      continue
-    }
-    if (!independent(plan) || plan.webhooks.length > budget) break
-    budget -= plan.webhooks.length
-    batch.push({ trigger, plan })
-  }
-  const started = deferred()
-  const results = await Promise.allSettled([head, ...batch.map((b) => b.plan)].map((plan) => startInOrder(plan, services, started.promise)))
-  started.resolve()
-  const [own, ...others] = results
-  others.forEach((result, index) => {
-    const trigger = batch[index]?.trigger
-    if (trigger === undefined) return
-    if (result.status === 'fulfilled') upcoming.markFired(trigger.id)
-    else services.logger.warn({ err: result.reason, event: trigger.id }, 'webhook firing ahead failed; the manager fires it in its turn')
+const fireBatch = async (triggers: readonly Trigger[], services: Services): Promise<BatchOutcome> => {
+  const plans = await Promise.allSettled(triggers.map((trigger) => prepare(trigger, services)))
+  const firings = plans.map(async (plan) => {
+    if (plan.status === 'rejected') throw plan.reason
+    if (plan.value !== null) await startInOrder(plan.value, services)
   })
-  if (own?.status === 'rejected') throw own.reason
+  const results = await Promise.allSettled(firings)
+  const failedAt = results.findIndex((result) => result.status === 'rejected')
+  const failure = results[failedAt]
+  return failure?.status === 'rejected' ? { failedAt, error: failure.reason } : { failedAt: null }
 }
 
 /**
@@ -200,12 +174,16 @@ const fireWithUpcoming = async (event: Trigger, services: Services): Promise<voi
  * payment orders is approved, `onDeliveredWebhooks` when a credit reaches
  * Desembolsado. Each (trigger event, webhook) pair is sent at most once: its
  * start is recorded under a deterministic id before anything leaves, and
- * `handle` returns once every send of the trigger (and of the triggers fired
- * with it) has started, while the exchanges finish concurrently within
+ * the supervisor's batch is handled once every send of its triggers has
+ * started, while the exchanges finish concurrently within
  * WEBHOOK_CONCURRENCY. Failed sends are not retried; people re-send them.
  */
 export const webhookFiringProcess = defineProcess<Services, (typeof triggerTypes)[number]>({
   name: 'webhookFiring',
   handles: triggerTypes,
-  handle: fireWithUpcoming,
+  handle: async (trigger, services) => {
+    const outcome = await fireBatch([trigger], services)
+    if (outcome.failedAt !== null) throw outcome.error
+  },
+  handleBatch: fireBatch,
 })

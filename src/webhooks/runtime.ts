@@ -8,7 +8,6 @@ import { compileTemplate } from '../templates/compile.js'
 import { unsealed } from './configuration.js'
 import { templateFields } from './render.js'
 import type { SendableConfiguration } from './sender.js'
-import { UpcomingTriggers } from './upcoming.js'
 
 /** The webhooks a credit line links, as the credit-line read model holds them. */
 export interface WebhookLinks {
@@ -68,8 +67,6 @@ const readTags = (configuration: SendableConfiguration): ReadonlySet<string> => 
 }
 
 const CACHE_ENTRIES = 10_000
-/** Published triggers remembered ahead of the firing manager. */
-const UPCOMING_BOUND = 4_096
 
 /** Configuration the firing path reads on every trigger, kept in memory and dropped when an event changes it. */
 export class WebhookDirectory {
@@ -168,8 +165,6 @@ export class SendSlots {
 export interface WebhookRuntime {
   directory: WebhookDirectory
   slots: SendSlots
-  /** Published triggers the firing manager has not reached yet, fired together with the one it handles. */
-  upcoming: UpcomingTriggers
   /** Waits for the sends in flight; run after the process managers stopped. */
   drain(): Promise<void>
   close(): void
@@ -178,12 +173,5 @@ export interface WebhookRuntime {
 export const createWebhookRuntime = (deps: { queries: Queries; dataKey: DataKey; hub: LiveHub; concurrency: number }): WebhookRuntime => {
   const directory = new WebhookDirectory(deps)
   const slots = new SendSlots(deps.concurrency)
-  const upcoming = new UpcomingTriggers(deps.hub, UPCOMING_BOUND)
-  return {
-    directory, slots, upcoming, drain: () => slots.drain(),
-    close: () => {
-      directory.close()
-      upcoming.close()
-    },
-  }
+  return { directory, slots, drain: () => slots.drain(), close: () => directory.close() }
 }

@@ -54,3 +54,23 @@ t.test('appends in the same turn share a commit, yet a refused or failing one ch
   t.equal(await store.streamRevision('organization-taken'), 0)
   t.equal(await store.streamRevision('organization-g39'), 1)
 })
+
+t.test('a subscription by types yields only those types, in log order, from the stored ones to the live ones', async (t) => {
+  const store = new SqliteEventStore({ file: path.join(tempDir(), 'events.sqlite'), pageSize: 2 })
+  t.teardown(() => store.close())
+  const typed = (type: string) => ({ ...event(), type })
+  for (const [i, type] of ['A', 'B', 'B', 'B', 'A', 'B', 'B'].entries()) await store.append(`organization-${i}`, [typed(type)], 'no_stream')
+  const subscription = store.subscribe(0, { types: ['A'] })
+  const seen: string[] = []
+  const done = (async () => {
+    for await (const e of subscription) {
+      seen.push(e.streamId)
+      if (seen.length === 3) return
+    }
+  })()
+  await store.append('organization-live-b', [typed('B')], 'no_stream')
+  await store.append('organization-live-a', [typed('A')], 'no_stream')
+  await done
+  await subscription.close()
+  t.same(seen, ['organization-0', 'organization-4', 'organization-live-a'])
+})
