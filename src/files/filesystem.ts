@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto'
+import { once } from 'node:events'
 import { createReadStream, createWriteStream } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
@@ -32,8 +33,9 @@ export class FilesystemFileStore implements FileStore {
         callback(null, chunk)
       },
     })
+    const writer = createWriteStream(temp, { flags: 'wx' })
     try {
-      await pipeline(Buffer.isBuffer(content) ? Readable.from([content]) : content, measure, createWriteStream(temp, { flags: 'wx' }))
+      await pipeline(Buffer.isBuffer(content) ? Readable.from([content]) : content, measure, writer)
       const stored: StoredFile = { ...metadata, fileId, size, sha256: hash.digest('hex'), storedAt: new Date().toISOString() }
       const metaTemp = `${paths.meta}.${randomUUID()}.tmp`
       await fs.writeFile(metaTemp, JSON.stringify(stored))
@@ -41,6 +43,8 @@ export class FilesystemFileStore implements FileStore {
       await fs.rename(metaTemp, paths.meta)
       return stored
     } catch (error) {
+      // A failed pipeline can settle before the destroyed writer has opened (and so created) the file: removing it earlier would leave it behind.
+      if (!writer.closed) await once(writer, 'close').catch(() => undefined)
       await fs.rm(temp, { force: true })
       throw error
     }
