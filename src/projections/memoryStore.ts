@@ -1,34 +1,6 @@
-import { LRUCache } from 'lru-cache'
-import { Query } from 'mingo'
-import { compileFilter, UNKNOWN, valueAt } from './memoryFilter.js'
+import { documentMatcher, sortDocuments } from './documentQuery.js'
 import { deepFreeze } from '../shared/freeze.js'
-import { specOf, type CollectionSpec, type Filter, type FindOptions, type ReadCollection, type ReadDocument, type ReadStore, type Sort } from './readStore.js'
-
-/**
- * mingo evaluates the MongoDB query language over plain objects; read-model
- * documents are plain JSON objects, only their TypeScript interfaces lack an
- * index signature. Compiling a mingo query copies its operator tables, so
- * compiled queries are kept (most requests repeat the same filter).
- */
-const compiledQueries = new LRUCache<string, Query>({ max: 2000 })
-
-const mingoQuery = (filter: Filter): Query => {
-  const key = JSON.stringify(filter)
-  let query = compiledQueries.get(key)
-  if (query === undefined) {
-    query = new Query(filter)
-    compiledQueries.set(key, query)
-  }
-  return query
-}
-
-/** The compiled scalar predicate where it can answer; mingo (compiled on first need) for the rest. */
-const matcher = (filter: Filter): ((doc: ReadDocument) => boolean) => {
-  const fast = compileFilter(filter)
-  const full = (doc: ReadDocument) => mingoQuery(filter).test(doc as unknown as Record<string, unknown>)
-  if (fast === null) return full
-  return (doc) => fast(doc) ?? full(doc)
-}
+import { specOf, type CollectionSpec, type Filter, type FindOptions, type ReadCollection, type ReadDocument, type ReadStore } from './readStore.js'
 
 type Key = string | number | boolean
 
@@ -50,42 +22,6 @@ const keysAt = (doc: unknown, parts: readonly string[], from = 0): Key[] => {
   }
   if (Array.isArray(current)) return current.flatMap((element) => keysAt(element, parts, parts.length))
   return isKey(current) ? [current] : []
-}
-
-/** MongoDB's order between missing/null, numbers, strings and booleans (BSON type order, then value). */
-const rank = (value: unknown): number => {
-  if (value === undefined || value === null) return 1
-  if (typeof value === 'number') return 2
-  if (typeof value === 'string') return 3
-  return 8
-}
-
-const comparePrimitives = (a: unknown, b: unknown): number => {
-  const byType = rank(a) - rank(b)
-  if (byType !== 0) return byType
-  if (typeof a === 'number' && typeof b === 'number') return a - b
-  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0
-  if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b)
-  return 0
-}
-
-/** Sorts when every sort key of every document is a primitive (or missing); null means "ask mingo". */
-const sortPrimitive = <T extends ReadDocument>(docs: T[], sort: Sort): T[] | null => {
-  const keys = Object.entries(sort).map(([field, direction]) => [field.split('.'), direction] as const)
-  const rows: Array<{ doc: T; values: unknown[] }> = []
-  for (const doc of docs) {
-    const values = keys.map(([parts]) => valueAt(doc, parts))
-    if (values.some((v) => v === UNKNOWN || (v !== null && typeof v === 'object'))) return null
-    rows.push({ doc, values })
-  }
-  rows.sort((x, y) => {
-    for (const [index, [, direction]] of keys.entries()) {
-      const order = comparePrimitives(x.values[index], y.values[index])
-      if (order !== 0) return order * direction
-    }
-    return 0
-  })
-  return rows.map((row) => row.doc)
 }
 
 /** A document's value at a one-step path, as a single key when it is one (null: no key; undefined: ask keysAt). */
@@ -168,7 +104,7 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   }
 
   async findOne(filter: Filter): Promise<T | null> {
-    const query = matcher(filter)
+    const query = documentMatcher(filter)
     for (const doc of this.candidates(filter)) if (query(doc)) return deepFreeze(doc)
     return null
   }
@@ -182,7 +118,7 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
       yield* this.select(filter, options)
       return
     }
-    const query = matcher(filter)
+    const query = documentMatcher(filter)
     let skip = options.skip ?? 0
     let left = options.limit ?? Number.POSITIVE_INFINITY
     for (const doc of this.candidates(filter)) {
@@ -196,7 +132,7 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
 
   async count(filter: Filter = {}): Promise<number> {
     if (Object.keys(filter).length === 0) return this.docs.size
-    const query = matcher(filter)
+    const query = documentMatcher(filter)
     let n = 0
     for (const doc of this.candidates(filter)) if (query(doc)) n += 1
     return n
@@ -246,17 +182,17 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   }
 
   async deleteMany(filter: Filter): Promise<number> {
-    const query = matcher(filter)
+    const query = documentMatcher(filter)
     const doomed = [...this.candidates(filter)].filter((doc) => query(doc))
     for (const doc of doomed) this.remove(doc._id)
     return doomed.length
   }
 
   private select(filter: Filter, options: FindOptions): T[] {
-    const query = matcher(filter)
+    const query = documentMatcher(filter)
     const matching: T[] = []
     for (const doc of this.candidates(filter)) if (query(doc)) matching.push(doc)
-    const sorted = options.sort === undefined ? matching : (sortPrimitive(matching, options.sort) ?? mingoQuery({}).find<T>(matching).sort(options.sort).all())
+    const sorted = options.sort === undefined ? matching : sortDocuments(matching, options.sort)
     const from = options.skip ?? 0
     const page = from === 0 && options.limit === undefined ? sorted : sorted.slice(from, options.limit === undefined ? undefined : from + options.limit)
     for (const doc of page) deepFreeze(doc)

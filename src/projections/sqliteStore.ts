@@ -1,8 +1,7 @@
 import Database from 'better-sqlite3'
 import fs from 'node:fs'
 import path from 'node:path'
-import { Query } from 'mingo'
-import { compileFilter } from './memoryFilter.js'
+import { documentMatcher, sortDocuments } from './documentQuery.js'
 import { specOf, type CollectionSpec, type Filter, type FindOptions, type ReadCollection, type ReadDocument, type ReadStore } from './readStore.js'
 import { after, conjunction, orderBy, orderKeys, pushdown, type OrderKey, type Pushdown } from './sqlitePushdown.js'
 import { createMetadata, quote, Table } from './sqliteTables.js'
@@ -20,15 +19,6 @@ export interface SqliteReadStoreOptions {
 
 /** Documents come back exactly as a projection put them (parsed from the JSON written by put). */
 const parse = <T>(text: unknown): T => JSON.parse(String(text)) as T
-
-/** The whole filter in JavaScript, as the embedded memory store evaluates it: the compiled predicate, mingo where it cannot answer. */
-const matcherOf = (filter: Filter): ((doc: ReadDocument) => boolean) => {
-  const fast = compileFilter(filter)
-  let query: Query | undefined
-  const full = (doc: ReadDocument) => (query ??= new Query(filter)).test(doc as unknown as Record<string, unknown>)
-  if (fast === null) return full
-  return (doc) => fast(doc) ?? full(doc)
-}
 
 type Row = [rowid: number, doc: string, ...keys: unknown[]]
 
@@ -121,7 +111,7 @@ class SqliteCollection<T extends ReadDocument> implements ReadCollection<T> {
     const plan = this.plan(table, filter, options)
     if (plan.keys === null) return this.sortedInJavaScript(filter, options)
     const { push, keys, scan } = plan
-    const matches = matcherOf(filter)
+    const matches = documentMatcher(filter)
     // Skip and limit go to SQL only when it selects exactly the matching documents.
     let skip = push.exact ? 0 : options.skip ?? 0
     let offset = push.exact ? options.skip ?? 0 : 0
@@ -194,7 +184,8 @@ class SqliteCollection<T extends ReadDocument> implements ReadCollection<T> {
     return () => {
       if (done) return null
       done = true
-      const sorted = new Query({}).find<T>(drain(this.pager(filter, {}))).sort(options.sort ?? {}).all()
+      const matching = drain(this.pager(filter, {}))
+      const sorted = options.sort === undefined ? matching : sortDocuments(matching, options.sort)
       const from = options.skip ?? 0
       return sorted.slice(from, options.limit === undefined ? undefined : from + options.limit)
     }
