@@ -1,5 +1,14 @@
 import type { FastifyReply } from 'fastify'
 
+/** The answer as the route's own 200 response schema serializes it. */
+const serializedBySchema = (reply: FastifyReply, answer: Record<string, unknown>): string => {
+  const serialize = reply.getSerializationFunction('200')
+  if (serialize === undefined) throw new Error('a kept response needs a route with a 200 response schema')
+  return serialize(answer)
+}
+
+const sendJsonText = (reply: FastifyReply, text: string): FastifyReply => reply.type('application/json; charset=utf-8').send(text)
+
 /**
  * Serialized answers kept per read-model document. Stored documents are
  * immutable and replaced by a new object on every change, so a WeakMap keyed
@@ -12,12 +21,10 @@ export const documentResponses = <Doc extends object>() => {
   return (reply: FastifyReply, doc: Doc, build: (doc: Doc) => Record<string, unknown>): FastifyReply => {
     let text = cache.get(doc)
     if (text === undefined) {
-      const serialize = reply.getSerializationFunction('200')
-      if (serialize === undefined) throw new Error('documentResponses needs a route with a 200 response schema')
-      text = serialize(build(doc))
+      text = serializedBySchema(reply, build(doc))
       cache.set(doc, text)
     }
-    return reply.type('application/json; charset=utf-8').send(text)
+    return sendJsonText(reply, text)
   }
 }
 
@@ -45,11 +52,7 @@ export const documentListResponses = <Doc extends object>() => {
       }
       node = child
     }
-    if (node.text === undefined) {
-      const serialize = reply.getSerializationFunction('200')
-      if (serialize === undefined) throw new Error('documentListResponses needs a route with a 200 response schema')
-      node.text = serialize(build(docs))
-    }
-    return reply.type('application/json; charset=utf-8').send(node.text)
+    node.text ??= serializedBySchema(reply, build(docs))
+    return sendJsonText(reply, node.text)
   }
 }
