@@ -21,3 +21,29 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 
 /** Epoch milliseconds with sub-millisecond resolution, comparable across processes of one machine. */
 export const epochNow = () => performance.timeOrigin + performance.now()
+
+/**
+ * Starts `work` for item i at `i / perSecond` seconds after the call (an open
+ * loop: a slow answer does not delay the next start, as real clients do not
+ * wait for each other), with at most `maxInFlight` unfinished; answers how
+ * many starts were later than their schedule by more than `lateMs` because
+ * that bound was reached or the loop was busy.
+ */
+export const atRate = async <T>(
+  items: readonly T[], perSecond: number, maxInFlight: number, work: (item: T) => Promise<void>, lateMs = 10,
+): Promise<{ late: number }> => {
+  const start = performance.now()
+  const running = new Set<Promise<void>>()
+  let late = 0
+  for (const [i, item] of items.entries()) {
+    const due = start + (i * 1000) / perSecond
+    const wait = due - performance.now()
+    if (wait > 0) await sleep(wait)
+    while (running.size >= maxInFlight) await Promise.race(running)
+    if (performance.now() - due > lateMs) late += 1
+    const task: Promise<void> = work(item).finally(() => running.delete(task))
+    running.add(task)
+  }
+  await Promise.all(running)
+  return { late }
+}

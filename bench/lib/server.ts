@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
 import path from 'node:path'
 import readline from 'node:readline'
 import { scratchDir } from './scratch.js'
@@ -17,6 +18,8 @@ export interface BenchServer {
 
 /** Extra node flags for every server process, e.g. BENCH_SERVER_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile one. */
 const serverNodeArgs = (process.env['BENCH_SERVER_NODE_ARGS'] ?? '').split(/\s+/).filter((arg) => arg !== '')
+/** BENCH_SERVER_LOG=<file>: every server's output appended there, to read what it warned about during a run. */
+const serverLog = process.env['BENCH_SERVER_LOG']
 
 export const ADMIN = { id: 'bench-admin', secret: 'bench-admin-secret' }
 
@@ -40,12 +43,14 @@ export const startServer = (options: { dataDir?: string; env?: Record<string, st
       readline.createInterface({ input: stream }).on('line', (line) => {
         output.push(line)
         if (output.length > 50) output.shift()
+        if (serverLog !== undefined) fs.appendFileSync(serverLog, `${line}\n`)
       })
     }
     watch(child.stderr)
     if (child.stdout === null) return fail('no stdout')
     readline.createInterface({ input: child.stdout }).on('line', (line) => {
       output.push(line)
+      if (serverLog !== undefined) fs.appendFileSync(serverLog, `${line}\n`)
       const address = /listening on (http:\/\/\S+)/.exec(line)?.[1]
       if (address === undefined) return
       const startupMs = performance.now() - started

@@ -67,7 +67,8 @@ export interface CommandHandlerDeps {
 export class CommandHandler {
   /**
    * Folded states by stream. A load still asks the store for events after the
-   * cached revision, so writes by other processes are seen; and a state that
+   * cached revision (unless the store knows there are none: `knownCurrent`),
+   * so writes by other processes are seen; and a state that
    * is stale anyway can never be appended from, since the expected revision
    * would not match and the retry reloads. States are frozen: shared, never edited.
    */
@@ -96,6 +97,8 @@ export class CommandHandler {
     let state = fromCache ? (cached.state as S) : aggregate.initialState()
     let revision: number | 'no_stream' = fromCache ? cached.revision : 'no_stream'
     let position = fromCache ? cached.position : 0
+    // Nothing to read when the store vouches nothing was appended after the cached revision (no query, no iterator).
+    if (fromCache && this.deps.eventStore.knownCurrent?.(streamId, cached.revision) === true) return { state, revision, position, events: [] }
     const events: RecordedEvent[] = []
     const from = typeof revision === 'number' ? { fromRevision: revision + 1 } : {}
     for await (const event of this.deps.eventStore.readStream(streamId, from)) {

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import { Worker } from 'node:worker_threads'
+import { LRUCache } from 'lru-cache'
 import { Subject } from 'rxjs'
 import { subscriptionToObservable } from './observable.js'
 import { toRecorded, type StoredEvent } from './serialization.js'
@@ -156,6 +157,9 @@ export class SqliteEventStore implements EventStore {
   private readonly statements
   private pending: PendingAppend[] = []
   private flushing: Promise<void> | null = null
+  /** The last revision of streams this connection appended to or read to the end; cleared when another connection commits. */
+  private readonly lastRevisions = new LRUCache<string, number>({ max: 100_000 })
+  private dataVersion: number
 
   constructor(options: SqliteEventStoreOptions) {
     const synchronous = options.synchronous ?? 'FULL'
@@ -179,7 +183,27 @@ export class SqliteEventStore implements EventStore {
       head: this.db.prepare<[], { head: number | null }>('SELECT MAX(position) AS head FROM events'),
       typedForwards: this.db.prepare<[number, number, string, number], LogRow>(
         `SELECT ${LOG_COLUMNS} FROM events WHERE position > ? AND position <= ? AND type IN (SELECT value FROM json_each(?)) ORDER BY position ASC LIMIT ?`).raw(true),
+      // Changes when another connection (another process, or the writer thread) commits; this connection's own commits leave it.
+      dataVersion: this.db.prepare<[], number>('PRAGMA data_version').pluck(),
     }
+    this.dataVersion = this.statements.dataVersion.get() ?? 0
+  }
+
+  knownCurrent(streamId: string, revision: number): boolean {
+    if (this.closed) return false
+    const version = this.statements.dataVersion.get() ?? 0
+    if (version !== this.dataVersion) {
+      this.dataVersion = version
+      this.lastRevisions.clear()
+      return false
+    }
+    return this.lastRevisions.get(streamId) === revision
+  }
+
+  /** Revisions only grow: a read that ended before a later append of this process must not move the known revision back. */
+  private sawRevision(streamId: string, revision: number): void {
+    const known = this.lastRevisions.get(streamId)
+    if (known === undefined || known < revision) this.lastRevisions.set(streamId, revision)
   }
 
   async append(streamId: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
@@ -209,8 +233,10 @@ export class SqliteEventStore implements EventStore {
           if (outcome === undefined) item.reject(new Error('append lost'))
           else if ('ok' in outcome) {
             head = Math.max(head, outcome.ok.position)
+            this.sawRevision(item.streamId, outcome.ok.revision)
             item.resolve(outcome.ok)
           } else if ('wrongExpected' in outcome) {
+            this.lastRevisions.delete(item.streamId)
             item.reject(new WrongExpectedRevisionError(item.streamId, outcome.wrongExpected.expected, outcome.wrongExpected.actual))
           } else item.reject(new Error(outcome.failed))
         }
@@ -231,11 +257,13 @@ export class SqliteEventStore implements EventStore {
       const rows = backwards
         ? this.statements.streamBackwards.all(streamId, from, limit)
         : this.statements.streamForwards.all(streamId, from, limit)
+      const last = rows.at(-1)
+      const end = rows.length < limit
+      // One statement read the page: a short forward page ended at the stream's last revision of that moment.
+      if (end && !backwards && last !== undefined) this.sawRevision(streamId, last.revision)
       for (const row of rows) yield toRecorded(toStored(row))
-      if (rows.length < limit) return
+      if (end || last === undefined) return
       remaining -= rows.length
-      const last = rows[rows.length - 1]
-      if (last === undefined) return
       from = backwards ? last.revision - 1 : last.revision + 1
     }
   }

@@ -36,6 +36,13 @@ export interface EventStore {
   headPosition(): Promise<number>
   /** Current revision of a stream, or 'no_stream'. */
   streamRevision(streamId: string): Promise<number | 'no_stream'>
+  /**
+   * True only when the store knows, without reading, that `revision` is
+   * still the stream's last: it committed or read that revision itself and
+   * nothing has been written by anyone else since. False means "read to find
+   * out". Optional: an adapter that cannot know leaves it out.
+   */
+  knownCurrent?(streamId: string, revision: number): boolean
   ping(): Promise<void>
   close(): Promise<void>
 }

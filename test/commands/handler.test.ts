@@ -1,3 +1,4 @@
+import path from 'node:path'
 import t from 'tap'
 import { CommandHandler } from '../../src/commands/handler.js'
 import { organizationAggregate } from '../../src/commands/organization.js'
@@ -6,6 +7,7 @@ import { WrongExpectedRevisionError, type EventStore } from '../../src/events/st
 import { ManualClock } from '../../src/shared/clock.js'
 import { AppError } from '../../src/shared/errors.js'
 import { newId } from '../../src/shared/ids.js'
+import { tempDir } from '../helpers/config.js'
 
 const context = { organizationId: 'o1', actorId: 'actor', correlationId: 'corr' }
 const create = (organizationId: string) =>
@@ -114,4 +116,32 @@ t.test('a cached state still sees events another writer appended, and cannot be 
   t.throws(() => Object.assign(second.state, { name: 'edited' }), TypeError, 'a cached state is frozen')
   const renamed = await mine.execute(organizationAggregate, id, { type: 'RenameOrganization', name: 'Third' }, context)
   t.equal(renamed.revision, 2, 'and a command decides on the fresh state')
+})
+
+t.test('a cached state sees events another process appended to the same file, though its own appends need no re-read', async (t) => {
+  const file = path.join(tempDir(), 'events.sqlite')
+  const store = new SqliteEventStore({ file })
+  const otherProcess = new SqliteEventStore({ file })
+  t.teardown(async () => { await store.close(); await otherProcess.close() })
+  const reads: string[] = []
+  const counting = new Proxy(store, {
+    get(target, property, receiver) {
+      if (property !== 'readStream') return Reflect.get(target, property, receiver)
+      return (...args: Parameters<EventStore['readStream']>) => { reads.push(args[0]); return target.readStream(...args) }
+    },
+  })
+  const mine = new CommandHandler({ eventStore: counting, clock: new ManualClock(), maxRetries: 1 })
+  const id = newId()
+  await mine.execute(organizationAggregate, id, create(id), context)
+  reads.length = 0
+  await mine.execute(organizationAggregate, id, { type: 'RenameOrganization', name: 'Mine' }, context)
+  t.same(reads, [], 'nothing written elsewhere: the cached state is used without a read')
+  const theirs = new CommandHandler({ eventStore: otherProcess, clock: new ManualClock(), maxRetries: 1 })
+  await theirs.execute(organizationAggregate, id, { type: 'RenameOrganization', name: 'Theirs' }, context)
+  const loaded = await mine.load(organizationAggregate, id)
+  t.equal(loaded.state.name, 'Theirs', 'the other process\'s event is read and folded')
+  t.equal(loaded.revision, 2)
+  t.same(reads, [`organization-${id}`])
+  const renamed = await mine.execute(organizationAggregate, id, { type: 'RenameOrganization', name: 'Mine again' }, context)
+  t.equal(renamed.revision, 3, 'and the next command decides on the fresh state')
 })
