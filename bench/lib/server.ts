@@ -67,7 +67,11 @@ export const startServer = (options: { dataDir?: string; env?: Record<string, st
         url: address, dataDir, child, startupMs, token,
         stop: () => new Promise((done) => {
           child.removeAllListeners('exit')
-          child.once('exit', () => done())
+          child.once('exit', () => {
+            // A data directory made here goes with the server; a given one is the caller's.
+            if (options.dataDir === undefined) fs.rmSync(dataDir, { recursive: true, force: true })
+            done()
+          })
           child.kill('SIGTERM')
         }),
       })
