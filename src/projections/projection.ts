@@ -34,8 +34,7 @@ export const defineProjection = <T extends DomainEventType>(definition: {
  */
 interface InProcessCollection<T extends ReadDocument> {
   current(id: string): T | undefined
-  /** `previous`: the stored document it replaces, as `current` answered it (null: none), so the store need not look it up again. */
-  store(doc: T, previous?: T | null): void
+  store(doc: T): void
   remove(id: string): void
 }
 
@@ -66,7 +65,7 @@ export const applyAt = <T extends ReadDocument>(
     const next = change(current)
     if (next === null) {
       if (current !== null) collection.remove(id)
-    } else collection.store(stamped(next, current, id, position), current)
+    } else collection.store(stamped(next, current, id, position))
     return done
   } catch (error) {
     return Promise.reject(error)
