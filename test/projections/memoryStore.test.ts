@@ -1,9 +1,10 @@
 import t from 'tap'
 import { MemoryReadStore } from '../../src/projections/memoryStore.js'
+import type { CollectionSpec } from '../../src/projections/readStore.js'
 
 interface Loan { _id: string; organizationId: string; status: string; tags?: string[] }
 
-const spec = { name: 'loans', indexes: [{ organizationId: 1 }, { status: 1 }, { tags: 1 }] }
+const spec: CollectionSpec = { name: 'loans', indexes: [{ organizationId: 1 }, { status: 1 }, { tags: 1 }] }
 
 const ids = async (iterable: AsyncIterable<Loan>, during: (doc: Loan) => Promise<void> = async () => {}) => {
   const seen: string[] = []
