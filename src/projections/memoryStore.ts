@@ -31,110 +31,47 @@ const singleKey = (doc: object, field: string): Key | null | undefined => {
   return Array.isArray(value) ? undefined : null
 }
 
-/** A stored document with its place in each index (read and replaced through the one lookup by id). */
-interface Entry<T extends ReadDocument> {
-  doc: T
-  /** Per index, in the collection's index order: the document's node, its nodes (several keys of an array), or null (no key). */
-  nodes: Array<Node<T> | Array<Node<T>> | null>
-}
-
 /**
- * A document's place under one key of an index. A removed node keeps the
- * link to the node before it at its removal, so an iteration standing on it
- * steps back to the first node still in the list and goes on from there.
+ * Equality index on one field: value → the ids of the documents holding it,
+ * in the order they took the value. Ids, not documents: a replacement that
+ * keeps the indexed value (most projection writes) leaves the index alone.
  */
-interface Node<T extends ReadDocument> {
-  readonly entry: Entry<T> | null
-  readonly posting: Posting<T> | null
-  prev: Node<T> | null
-  next: Node<T> | null
-  removed: boolean
-}
-
-/** The documents holding one key, in the order they took it: a linked list, so adding and removing cost no hashing. */
-class Posting<T extends ReadDocument> {
-  private readonly head: Node<T> = { entry: null, posting: null, prev: null, next: null, removed: false }
-  private tail: Node<T> = this.head
-  size = 0
-
-  append(entry: Entry<T>): Node<T> {
-    const node: Node<T> = { entry, posting: this, prev: this.tail, next: null, removed: false }
-    this.tail.next = node
-    this.tail = node
-    this.size += 1
-    return node
-  }
-
-  unlink(node: Node<T>): void {
-    if (node.removed || node.prev === null) return
-    node.removed = true
-    node.prev.next = node.next
-    if (node.next === null) this.tail = node.prev
-    else node.next.prev = node.prev
-    this.size -= 1
-  }
-
-  /**
-   * The documents, each as it is when the iteration reaches it. As with a
-   * Set: one removed before it is reached is skipped, one added meanwhile is
-   * reached, none is reached twice.
-   */
-  *documents(): Iterable<T> {
-    let node = this.head.next
-    while (node !== null) {
-      if (!node.removed && node.entry !== null) yield node.entry.doc
-      if (node.removed) {
-        let back: Node<T> | null = node.prev
-        while (back !== null && back.removed) back = back.prev
-        node = back === null ? null : back.next
-      } else node = node.next
-    }
-  }
-}
-
-/**
- * Equality index on one field: value → the documents holding it, in the
- * order they took the value. A replacement that keeps the indexed value (most
- * projection writes) leaves the index alone.
- */
-class EqualityIndex<T extends ReadDocument> {
-  private readonly entries = new Map<Key, Posting<T>>()
+class EqualityIndex {
+  private readonly entries = new Map<Key, Set<string>>()
   private readonly parts: readonly string[]
   /** The field when the path has one step (the common case, read without building arrays). */
   private readonly single: string | undefined
-  constructor(readonly field: string, private readonly slot: number) {
+  constructor(readonly field: string) {
     this.parts = field.split('.')
     this.single = this.parts.length === 1 ? field : undefined
   }
-  add(entry: Entry<T>): void {
+  add(doc: ReadDocument): void {
     if (this.single !== undefined) {
-      const key = singleKey(entry.doc, this.single)
-      if (key === null) {
-        entry.nodes[this.slot] = null
-        return
-      }
+      const key = singleKey(doc, this.single)
+      if (key === null) return
+      if (key !== undefined) return this.addKey(key, doc._id)
+    }
+    const keys = keysAt(doc, this.parts)
+    for (const value of keys.length > 1 ? new Set(keys) : keys) this.addKey(value, doc._id)
+  }
+  private addKey(value: Key, id: string): void {
+    let ids = this.entries.get(value)
+    if (ids === undefined) {
+      ids = new Set<string>()
+      this.entries.set(value, ids)
+    }
+    ids.add(id)
+  }
+  remove(doc: ReadDocument): void {
+    if (this.single !== undefined) {
+      const key = singleKey(doc, this.single)
+      if (key === null) return
       if (key !== undefined) {
-        entry.nodes[this.slot] = this.posting(key).append(entry)
+        this.entries.get(key)?.delete(doc._id)
         return
       }
     }
-    const keys = keysAt(entry.doc, this.parts)
-    entry.nodes[this.slot] = [...new Set(keys)].map((key) => this.posting(key).append(entry))
-  }
-  private posting(key: Key): Posting<T> {
-    let posting = this.entries.get(key)
-    if (posting === undefined) {
-      posting = new Posting<T>()
-      this.entries.set(key, posting)
-    }
-    return posting
-  }
-  remove(entry: Entry<T>): void {
-    const nodes = entry.nodes[this.slot]
-    if (nodes === null || nodes === undefined) return
-    if (Array.isArray(nodes)) for (const node of nodes) node.posting?.unlink(node)
-    else nodes.posting?.unlink(nodes)
-    entry.nodes[this.slot] = null
+    for (const value of keysAt(doc, this.parts)) this.entries.get(value)?.delete(doc._id)
   }
   /** Whether a replacement keeps the indexed values (then its entries, and its place in iteration order, stay). */
   same(previous: ReadDocument, next: ReadDocument): boolean {
@@ -147,23 +84,23 @@ class EqualityIndex<T extends ReadDocument> {
     const after = keysAt(next, this.parts)
     return before.length === after.length && before.every((value, index) => value === after[index])
   }
-  lookup(value: Key): Posting<T> | undefined {
-    return this.entries.get(value)
+  lookup(value: Key): ReadonlySet<string> {
+    return this.entries.get(value) ?? new Set()
   }
 }
 
 class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
-  private readonly docs = new Map<string, Entry<T>>()
-  private readonly indexes: Array<EqualityIndex<T>>
+  private readonly docs = new Map<string, T>()
+  private readonly indexes: EqualityIndex[]
 
   constructor(readonly spec: CollectionSpec) {
     const fields = new Set((spec.indexes ?? []).map((index) => Object.keys(index)[0]).filter((f): f is string => f !== undefined))
-    this.indexes = [...fields].map((field, slot) => new EqualityIndex<T>(field, slot))
+    this.indexes = [...fields].map((field) => new EqualityIndex(field))
   }
 
   async get(id: string): Promise<T | null> {
-    const entry = this.docs.get(id)
-    return entry === undefined ? null : deepFreeze(entry.doc)
+    const doc = this.docs.get(id)
+    return doc === undefined ? null : deepFreeze(doc)
   }
 
   async findOne(filter: Filter): Promise<T | null> {
@@ -211,30 +148,23 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
    * anyone reads them are never walked to be frozen.
    */
   current(id: string): T | undefined {
-    return this.docs.get(id)?.doc
+    return this.docs.get(id)
   }
 
   /** Every document, in no particular order. */
-  *values(): IterableIterator<T> {
-    for (const entry of this.docs.values()) yield entry.doc
+  values(): IterableIterator<T> {
+    return this.docs.values()
   }
 
   /** Documents are frozen when first handed out (get, find, stream), not when stored. */
-  store(doc: T): void {
-    const entry = this.docs.get(doc._id)
-    if (entry === undefined) {
-      const added: Entry<T> = { doc, nodes: [] }
-      this.docs.set(doc._id, added)
-      for (const index of this.indexes) index.add(added)
-      return
-    }
-    const previous = entry.doc
-    entry.doc = doc
+  store(doc: T, previous: T | null = this.docs.get(doc._id) ?? null): void {
+    this.docs.set(doc._id, doc)
     // An index entry moves only when its value changes: a stream iterating an index meanwhile neither repeats nor skips the document.
     for (const index of this.indexes) {
-      if (!index.same(previous, doc)) {
-        index.remove(entry)
-        index.add(entry)
+      if (previous === null) index.add(doc)
+      else if (!index.same(previous, doc)) {
+        index.remove(previous)
+        index.add(doc)
       }
     }
   }
@@ -244,9 +174,9 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   }
 
   remove(id: string): void {
-    const entry = this.docs.get(id)
-    if (entry === undefined) return
-    for (const index of this.indexes) index.remove(entry)
+    const previous = this.docs.get(id)
+    if (previous === undefined) return
+    for (const index of this.indexes) index.remove(previous)
     this.docs.delete(id)
   }
 
@@ -272,18 +202,25 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   private candidates(filter: Filter): Iterable<T> {
     const id = filter['_id']
     if (typeof id === 'string') {
-      const entry = this.docs.get(id)
-      return entry === undefined ? [] : [entry.doc]
+      const doc = this.docs.get(id)
+      return doc === undefined ? [] : [doc]
     }
-    let narrowest: Posting<T> | undefined
+    let narrowest: ReadonlySet<string> | undefined
     for (const index of this.indexes) {
       const value = filter[index.field]
       if (!isKey(value)) continue
-      const posting = index.lookup(value)
-      if (posting === undefined) return []
-      if (narrowest === undefined || posting.size < narrowest.size) narrowest = posting
+      const ids = index.lookup(value)
+      if (narrowest === undefined || ids.size < narrowest.size) narrowest = ids
     }
-    return narrowest === undefined ? this.values() : narrowest.documents()
+    return narrowest === undefined ? this.docs.values() : this.resolve(narrowest)
+  }
+
+  /** The documents of indexed ids, each as it is when the iteration reaches it. */
+  private *resolve(ids: ReadonlySet<string>): Iterable<T> {
+    for (const id of ids) {
+      const doc = this.docs.get(id)
+      if (doc !== undefined) yield doc
+    }
   }
 }
 
