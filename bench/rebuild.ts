@@ -6,6 +6,7 @@ import { SqliteEventStore } from '../src/events/sqlite.js'
 import { allProjections } from '../src/projections/index.js'
 import { MemoryReadStore } from '../src/projections/memoryStore.js'
 import { ProjectionRunner } from '../src/projections/runner.js'
+import { missingNodeFlags } from '../src/shared/nodeFlags.js'
 import { median, type BenchResult } from './lib/report.js'
 import { scratchDir } from './lib/scratch.js'
 import { seededLog } from './lib/seed.js'
@@ -83,8 +84,9 @@ const child = (args: string[], env: Record<string, string> = {}): Promise<{ stdo
       : reject(new Error(`${args.join(' ')} exited with ${code}`))))
   })
 
+/** Each round runs with the V8 flags the service's own processes get (src/shared/nodeFlags.ts), the baseline too. */
 const round = async (kind: Kind, file: string): Promise<Round> =>
-  JSON.parse((await child(['--import', 'tsx', import.meta.filename, 'measure', kind, file])).stdout) as Round
+  JSON.parse((await child([...missingNodeFlags([], process.env['NODE_OPTIONS']), '--import', 'tsx', import.meta.filename, 'measure', kind, file])).stdout) as Round
 
 /** `credit-service projections rebuild` over a DATA_DIR holding the log: the whole command, process start to exit. */
 const cliOnce = async (file: string): Promise<number> => {

@@ -32,15 +32,19 @@ const serve = async () => {
   const server = await startServer(loadConfig())
   printCredentials(server.bootstrap.generated)
   print(`credit-service listening on ${server.address}`)
+  let stopping = false
   const shutdown = (signal: string) => {
+    // A Ctrl-C reaches the service twice when bin/credit-service.js started it as a child: straight from the terminal and forwarded.
+    if (stopping) return
+    stopping = true
     server.runtime.logger.info({ signal }, 'shutting down')
     void server.close().then(() => process.exit(0), (error: unknown) => {
       server.runtime.logger.error({ err: error }, 'shutdown failed')
       process.exit(1)
     })
   }
-  process.once('SIGTERM', () => shutdown('SIGTERM'))
-  process.once('SIGINT', () => shutdown('SIGINT'))
+  process.on('SIGTERM', () => shutdown('SIGTERM'))
+  process.on('SIGINT', () => shutdown('SIGINT'))
 }
 
 const withRuntime = async <T>(work: (runtime: Awaited<ReturnType<typeof createRuntime>>) => Promise<T>, start = true): Promise<T> => {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import readline from 'node:readline'
+import { missingNodeFlags } from '../../src/shared/nodeFlags.js'
 import { scratchDir } from './scratch.js'
 
 const root = path.resolve(import.meta.dirname, '../..')
@@ -28,7 +29,9 @@ export const startServer = (options: { dataDir?: string; env?: Record<string, st
   new Promise((resolve, reject) => {
     const dataDir = options.dataDir ?? scratchDir('server')
     const started = performance.now()
-    const child = spawn(process.execPath, [...serverNodeArgs, ...(options.nodeArgs ?? []), path.join(root, 'bin/credit-service.js'), 'serve'], {
+    const nodeArgs = [...serverNodeArgs, ...(options.nodeArgs ?? [])]
+    // The flags bin/credit-service.js would start the service again with, given here: the spawned process is the service itself (start-up samples its pid).
+    const child = spawn(process.execPath, [...missingNodeFlags(nodeArgs, process.env['NODE_OPTIONS']), ...nodeArgs, path.join(root, 'bin/credit-service.js'), 'serve'], {
       env: {
         ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: dataDir,
         ADMIN_CLIENT_ID: ADMIN.id, ADMIN_CLIENT_SECRET: ADMIN.secret, ...options.env,

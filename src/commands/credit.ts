@@ -2,6 +2,7 @@ import type { CreditEvent, CreditRequested, CreditScored } from '../events/credi
 import type { TaxApplied } from '../events/tax.js'
 import { addMonths, dayOf, frenchSchedule, monthlyRateOf, monthlyRatePercent } from '../shared/amortization.js'
 import { AppError, invalidFields, invalidTransition, type FieldError } from '../shared/errors.js'
+import { exact, plus, toMoneyText } from '../shared/exactDecimal.js'
 import { deterministicId } from '../shared/ids.js'
 import { allocatePayment, applyAllocations, owedFor, totalOutstanding, type InstallmentPosition } from '../shared/installments.js'
 import { creditTransitions, type CreditStateName } from '../shared/lending.js'
@@ -267,7 +268,7 @@ export const creditAggregate: Aggregate<CreditCommand, CreditStreamEvent, Credit
           ...state,
           installments: applyAllocations(state.installments, event.data.allocations, state.currency, event.data.appliedAt),
           appliedOrders: [...state.appliedOrders, event.data.orderId],
-          unapplied: toMoneyString(money(state.unapplied).plus(event.data.unappliedAmount), state.currency),
+          unapplied: toMoneyText(plus(exact(state.unapplied), exact(event.data.unappliedAmount)), state.currency),
           updatedAt: event.data.appliedAt,
         }
       case 'CreditPaid':

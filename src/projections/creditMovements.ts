@@ -1,5 +1,6 @@
 import type { PaymentAllocation } from '../events/credit.js'
-import { money, toMoneyString } from '../shared/money.js'
+import { exact, isZero, plus, toMoneyText, ZERO } from '../shared/exactDecimal.js'
+import { toMoneyString } from '../shared/money.js'
 import { applyAt, defineProjection } from './projection.js'
 import type { Filter, ReadStore } from './readStore.js'
 
@@ -72,13 +73,13 @@ export const creditMovementsProjection = defineProjection({
           outstanding, appliedAt } = event.data
         // Payments come after the disbursement, whose movement names the debtor (the payment event does not).
         const disbursement = await docs.get(disbursementId(creditId))
-        const sum = (part: 'principal' | 'interest') => toMoneyString(allocations.reduce((total, a) => total.plus(a[part]), money(0)), currency)
+        const sum = (part: 'principal' | 'interest') => toMoneyText(allocations.reduce((total, a) => plus(total, exact(a[part])), ZERO), currency)
         const id = paymentMovementId(creditId, orderId)
         return applyAt(docs, id, position, (): CreditMovementDoc => ({
           _id: id, organizationId, creditId, creditLineId, debtorId: disbursement?.debtorId ?? '', currency, kind: 'payment', at: appliedAt,
           reference: orderId, method: null, actorId: '', principal: sum('principal'), interest: sum('interest'),
-          collectionCosts: toMoneyString(collectionCosts, currency), unapplied: toMoneyString(unappliedAmount, currency),
-          amount: toMoneyString(amount, currency), target: installmentId, allocations, settles: money(outstanding.total).isZero(),
+          collectionCosts: toMoneyText(exact(collectionCosts), currency), unapplied: toMoneyText(exact(unappliedAmount), currency),
+          amount: toMoneyText(exact(amount), currency), target: installmentId, allocations, settles: isZero(exact(outstanding.total)),
         }))
       }
       default: {

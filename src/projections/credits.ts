@@ -113,30 +113,87 @@ const carryFigures = (before: readonly InstallmentPosition[], after: readonly In
   }
 }
 
-export const creditFigures = (state: CreditState): CreditFigures => {
-  let principal = ZERO
-  let interest = ZERO
-  let total = ZERO
-  let paidTotal = ZERO
-  let installmentsPaid = 0
-  let nextDueDate: string | null = null
-  for (const installment of state.installments) {
+/** What a schedule owes and has paid, exactly, and where its first installment with anything owed is (-1: none). */
+interface ScheduleFigures {
+  principal: ExactDecimal
+  interest: ExactDecimal
+  total: ExactDecimal
+  paidTotal: ExactDecimal
+  installmentsPaid: number
+  firstOwed: number
+}
+
+/**
+ * Figures of frozen installment arrays: a credit event replaces a few
+ * installments of its credit's array at most, so the next array's figures are
+ * this one's with the replaced installments' amounts taken out and the new
+ * ones' put in, rather than a sum over every installment again.
+ */
+const storedScheduleFigures = new WeakMap<readonly InstallmentPosition[], ScheduleFigures>()
+
+const summedFigures = (installments: readonly InstallmentPosition[]): ScheduleFigures => {
+  const figures: ScheduleFigures = { principal: ZERO, interest: ZERO, total: ZERO, paidTotal: ZERO, installmentsPaid: 0, firstOwed: -1 }
+  for (let index = 0; index < installments.length; index++) {
+    const installment = installments[index]
+    if (installment === undefined) continue
     const position = positionOf(installment)
-    principal = plus(principal, position.owedPrincipal)
-    interest = plus(interest, position.owedInterest)
-    total = plus(total, position.owed)
-    paidTotal = plus(paidTotal, position.paid)
-    if (isZero(position.owed)) installmentsPaid += 1
-    else nextDueDate ??= installment.dueDate
+    figures.principal = plus(figures.principal, position.owedPrincipal)
+    figures.interest = plus(figures.interest, position.owedInterest)
+    figures.total = plus(figures.total, position.owed)
+    figures.paidTotal = plus(figures.paidTotal, position.paid)
+    if (isZero(position.owed)) figures.installmentsPaid += 1
+    else if (figures.firstOwed < 0) figures.firstOwed = index
   }
+  return figures
+}
+
+/** `after`'s figures from `before`'s (known), installments at the same places: only the replaced ones are read. */
+const changedFigures = (before: readonly InstallmentPosition[], known: ScheduleFigures, after: readonly InstallmentPosition[]): ScheduleFigures => {
+  const figures = { ...known, firstOwed: -1 }
+  for (let index = 0; index < after.length; index++) {
+    const previous = before[index]
+    const next = after[index]
+    if (previous === undefined || next === undefined) continue
+    if (previous === next) {
+      // Before the first installment that owed anything every unchanged one is paid; the first itself owes; beyond it, look.
+      if (figures.firstOwed < 0 && (index === known.firstOwed || (index > known.firstOwed && known.firstOwed >= 0 && !isZero(positionOf(next).owed)))) {
+        figures.firstOwed = index
+      }
+      continue
+    }
+    const was = positionOf(previous)
+    const now = positionOf(next)
+    figures.principal = plus(minus(figures.principal, was.owedPrincipal), now.owedPrincipal)
+    figures.interest = plus(minus(figures.interest, was.owedInterest), now.owedInterest)
+    figures.total = plus(minus(figures.total, was.owed), now.owed)
+    figures.paidTotal = plus(minus(figures.paidTotal, was.paid), now.paid)
+    figures.installmentsPaid += (isZero(now.owed) ? 1 : 0) - (isZero(was.owed) ? 1 : 0)
+    if (figures.firstOwed < 0 && !isZero(now.owed)) figures.firstOwed = index
+  }
+  return figures
+}
+
+/** Figures of a frozen installment array, from those of the array it replaced when known. */
+const scheduleFiguresOf = (installments: readonly InstallmentPosition[], replaced?: readonly InstallmentPosition[]): ScheduleFigures => {
+  const stored = storedScheduleFigures.get(installments)
+  if (stored !== undefined) return stored
+  const known = replaced === undefined || replaced.length !== installments.length ? undefined : storedScheduleFigures.get(replaced)
+  const figures = known === undefined || replaced === undefined ? summedFigures(installments) : changedFigures(replaced, known, installments)
+  if (Object.isFrozen(installments)) storedScheduleFigures.set(installments, figures)
+  return figures
+}
+
+/** `previous`: the installments of the state this one evolved from, whose figures may already be known. */
+export const creditFigures = (state: CreditState, previous?: readonly InstallmentPosition[]): CreditFigures => {
+  const figures = scheduleFiguresOf(state.installments, previous)
   const currency = state.currency === '' ? undefined : state.currency
   return {
-    outstandingPrincipal: toMoneyText(principal, currency),
-    outstandingInterest: toMoneyText(interest, currency),
-    outstandingTotal: toMoneyText(total, currency),
-    paidTotal: toMoneyText(paidTotal, currency),
-    installmentsPaid,
-    nextDueDate,
+    outstandingPrincipal: toMoneyText(figures.principal, currency),
+    outstandingInterest: toMoneyText(figures.interest, currency),
+    outstandingTotal: toMoneyText(figures.total, currency),
+    paidTotal: toMoneyText(figures.paidTotal, currency),
+    installmentsPaid: figures.installmentsPaid,
+    nextDueDate: figures.firstOwed < 0 ? null : state.installments[figures.firstOwed]?.dueDate ?? null,
   }
 }
 
@@ -194,6 +251,16 @@ const debtorOf = (summary: DebtorSummary | null): CreditDoc['debtor'] => {
 
 type CreditEventOf = RecordedOf<'CreditRequested' | 'CreditApproved' | 'CreditRejected' | 'CreditCancelled' | 'CreditDisbursed' | 'CreditScored' | 'CreditPaymentApplied' | 'CreditPaid' | 'TaxApplied'>
 
+/** Freezes a new installment array: the installments it shares with the frozen one it replaces are frozen already. */
+const freezeInstallments = (before: readonly InstallmentPosition[], after: InstallmentPosition[]): void => {
+  if (Object.isFrozen(after)) return
+  for (let index = 0; index < after.length; index++) {
+    const installment = after[index]
+    if (installment !== before[index]) deepFreeze(installment)
+  }
+  Object.freeze(after)
+}
+
 /** Installments a credit event changed: all of them when the state or the schedule moved, else the ones a payment reached. */
 const touchedInstallments = (event: CreditEventOf, before: CreditState, after: CreditState): InstallmentPosition[] => {
   if (event.type === 'CreditPaymentApplied') {
@@ -213,7 +280,7 @@ const projectCredit = async (store: ReadStore, creditId: string, event: CreditEv
   const after = creditAggregate.evolve(before, event)
   if (after.status === 'none') return
   // Frozen now rather than when the credit document is stored, so the figures of each installment are computed once.
-  deepFreeze(after.installments)
+  freezeInstallments(before.installments, after.installments)
   carryFigures(before.installments, after.installments)
   const debtor = current?.debtor ?? debtorOf(await store.collection<DebtorSummary>(debtors).get(after.debtorId))
   const status = after.status
@@ -221,7 +288,7 @@ const projectCredit = async (store: ReadStore, creditId: string, event: CreditEv
   for (const installment of touchedInstallments(event, before, after)) {
     await applyAt(installmentDocs, installment.installmentId, position, () => installmentDoc(after, status, installment))
   }
-  await applyAt(creditDocs, after.creditId, position, () => ({ ...after, ...creditFigures(after), _id: after.creditId, debtor }))
+  await applyAt(creditDocs, after.creditId, position, () => ({ ...after, ...creditFigures(after, before.installments), _id: after.creditId, debtor }))
 }
 
 const refreshDebtorOnCredits = async (creditDocs: ReadCollection<CreditDoc>, summary: DebtorSummary, position: number) => {

@@ -157,12 +157,11 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   }
 
   /** Documents are frozen when first handed out (get, find, stream), not when stored. */
-  store(doc: T): void {
-    const previous = this.docs.get(doc._id)
+  store(doc: T, previous: T | null = this.docs.get(doc._id) ?? null): void {
     this.docs.set(doc._id, doc)
     // An index entry moves only when its value changes: a stream iterating an index meanwhile neither repeats nor skips the document.
     for (const index of this.indexes) {
-      if (previous === undefined) index.add(doc)
+      if (previous === null) index.add(doc)
       else if (!index.same(previous, doc)) {
         index.remove(previous)
         index.add(doc)

@@ -33,10 +33,13 @@ const collection = {
     { organizationId: 1, completedAt: 1 }],
 } as const
 
-const stateOf = (doc: OrderDoc): PaymentOrderState => {
-  const { _id, _position, organizationId, creditId, installmentId, provider, createdAt, application, ...state } = doc
-  return state
-}
+/**
+ * The document with an order event applied. The document is the order's
+ * state plus fields of its own, so it is handed to the decider as the state
+ * (the decider copies what it does not change): one copy less per event than
+ * taking the state out of it first, and the same document.
+ */
+const evolved = (doc: OrderDoc, event: Parameters<typeof paymentOrderAggregate.evolve>[1]): OrderDoc => ({ ...doc, ...paymentOrderAggregate.evolve(doc, event) })
 
 export const paymentOrdersProjection = defineProjection({
   name: 'paymentOrders',
@@ -55,11 +58,11 @@ export const paymentOrdersProjection = defineProjection({
       case 'PaymentOrderSubmitted':
       case 'PaymentOrderApproved':
       case 'PaymentOrderFailed':
-        return updateAt(docs, event.data.orderId, position, (doc) => ({ ...doc, ...paymentOrderAggregate.evolve(stateOf(doc), event) }))
+        return updateAt(docs, event.data.orderId, position, (doc) => evolved(doc, event))
       case 'TaxApplied':
         // Taxes on a credit's principal belong to the credits' model.
         if (event.data.appliesTo === 'CREDIT') return
-        return updateAt(docs, event.data.subjectId, position, (doc) => ({ ...doc, ...paymentOrderAggregate.evolve(stateOf(doc), event) }))
+        return updateAt(docs, event.data.subjectId, position, (doc) => evolved(doc, event))
       case 'CreditPaymentApplied': {
         const { appliedAmount, unappliedAmount, allocations, appliedAt } = event.data
         return updateAt(docs, event.data.orderId, position, (doc) => ({ ...doc, application: { appliedAmount, unappliedAmount, allocations, appliedAt } }))

@@ -34,7 +34,8 @@ export const defineProjection = <T extends DomainEventType>(definition: {
  */
 interface InProcessCollection<T extends ReadDocument> {
   current(id: string): T | undefined
-  store(doc: T): void
+  /** `previous`: the stored document it replaces, as `current` answered it (null: none), so the store need not look it up again. */
+  store(doc: T, previous?: T | null): void
   remove(id: string): void
 }
 
@@ -65,7 +66,7 @@ export const applyAt = <T extends ReadDocument>(
     const next = change(current)
     if (next === null) {
       if (current !== null) collection.remove(id)
-    } else collection.store(stamped(next, current, id, position))
+    } else collection.store(stamped(next, current, id, position), current)
     return done
   } catch (error) {
     return Promise.reject(error)

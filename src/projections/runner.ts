@@ -25,7 +25,6 @@ interface Tracked {
   projection: Projection
   position: number
   failed: string | null
-  handles: ReadonlySet<string>
 }
 
 export interface RunnerOptions {
@@ -44,6 +43,8 @@ export interface RunnerOptions {
  */
 export class ProjectionRunner {
   private readonly tracked: Tracked[]
+  /** Event type → the projections handling it, in registration order: one lookup per event rather than one per projection. */
+  private readonly handlers = new Map<string, Tracked[]>()
   private subscription: EventSubscription | undefined
   private loop: Promise<void> | undefined
   private waiters: Waiter[] = []
@@ -59,7 +60,10 @@ export class ProjectionRunner {
     projections: readonly Projection[],
     private readonly options: RunnerOptions,
   ) {
-    this.tracked = projections.map((projection) => ({ projection, position: 0, failed: null, handles: new Set(projection.handles) }))
+    this.tracked = projections.map((projection) => ({ projection, position: 0, failed: null }))
+    for (const t of this.tracked) {
+      for (const type of new Set<string>(t.projection.handles)) this.handlers.set(type, [...(this.handlers.get(type) ?? []), t])
+    }
   }
 
   get projections(): readonly Projection[] {
@@ -106,19 +110,18 @@ export class ProjectionRunner {
   }
 
   private async apply(event: RecordedEvent): Promise<void> {
-    for (const t of this.tracked) {
+    for (const t of this.handlers.get(event.type) ?? []) {
       if (t.failed !== null || t.position >= event.position) continue
-      if (t.handles.has(event.type)) {
-        try {
-          await t.projection.project(this.readStore, event, event.position)
-        } catch (error) {
-          t.failed = `${error instanceof Error ? error.message : String(error)} (event ${event.type} at ${event.position})`
-          this.options.logger.error({ err: error, projection: t.projection.name, event: event.id, type: event.type }, 'projection failed')
-          continue
-        }
+      try {
+        await t.projection.project(this.readStore, event, event.position)
+        t.position = event.position
+      } catch (error) {
+        t.failed = `${error instanceof Error ? error.message : String(error)} (event ${event.type} at ${event.position})`
+        this.options.logger.error({ err: error, projection: t.projection.name, event: event.id, type: event.type }, 'projection failed')
       }
-      t.position = event.position
     }
+    // The others have nothing to do with the event and pass it.
+    for (const t of this.tracked) if (t.failed === null && t.position < event.position) t.position = event.position
     this.processed = event.position
     if (event.position > this.head) this.head = event.position
     this.options.onProjected?.(event)

@@ -1,4 +1,5 @@
 import type { Decimal } from 'decimal.js'
+import { exact, plus, toMoneyText } from './exactDecimal.js'
 import { money, toMoneyString } from './money.js'
 import { ZERO_INSTALLMENT } from './lending.js'
 
@@ -104,8 +105,8 @@ export const applyAllocations = (
     if (allocation === undefined) return installment
     return {
       ...installment,
-      paidPrincipal: toMoneyString(money(installment.paidPrincipal).plus(allocation.principal), currency),
-      paidInterest: toMoneyString(money(installment.paidInterest).plus(allocation.interest), currency),
+      paidPrincipal: toMoneyText(plus(exact(installment.paidPrincipal), exact(allocation.principal)), currency),
+      paidInterest: toMoneyText(plus(exact(installment.paidInterest), exact(allocation.interest)), currency),
       paidAt: allocation.paidInFull ? at : installment.paidAt,
     }
   })

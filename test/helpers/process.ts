@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import path from 'node:path'
 import readline from 'node:readline'
+import { missingNodeFlags } from '../../src/shared/nodeFlags.js'
 
 export const binPath = path.resolve(import.meta.dirname, '../../bin/credit-service.js')
 
@@ -12,10 +13,17 @@ export interface ServerProcess {
   exited: Promise<number | null>
 }
 
-/** Starts `credit-service serve` as a separate process and resolves once it listens. */
-export const spawnServer = (env: Record<string, string>): Promise<ServerProcess> =>
+/**
+ * Starts `credit-service serve` as a separate process and resolves once it
+ * listens. Given the service's V8 flags, bin/credit-service.js runs the
+ * service in that process, so a SIGKILL to it is a crash of the service
+ * itself; `asCommand` starts it as an operator would, through the re-start
+ * that adds them.
+ */
+export const spawnServer = (env: Record<string, string>, options: { asCommand?: boolean } = {}): Promise<ServerProcess> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [binPath, 'serve'], {
+    const flags = options.asCommand === true ? [] : missingNodeFlags([], process.env['NODE_OPTIONS'])
+    const child = spawn(process.execPath, [...flags, binPath, 'serve'], {
       env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     })

@@ -1,0 +1,58 @@
+import fs from 'node:fs'
+import t from 'tap'
+import { missingNodeFlags, SERVICE_NODE_FLAGS } from '../../src/shared/nodeFlags.js'
+import { tempDir } from '../helpers/config.js'
+import { spawnServer } from '../helpers/process.js'
+
+t.test('the service V8 flags are added only where neither the command line nor NODE_OPTIONS sets them', async (t) => {
+  t.same(missingNodeFlags([], ''), SERVICE_NODE_FLAGS)
+  t.same(missingNodeFlags(['--max-semi-space-size=64'], ''), [], 'an operator value on the command line wins')
+  t.same(missingNodeFlags([], '--max-old-space-size=4096 --max_semi_space_size=8'), [], 'and one in NODE_OPTIONS, in either spelling')
+  t.same(missingNodeFlags(['--import', 'tsx'], '--max-old-space-size=4096'), SERVICE_NODE_FLAGS, 'other flags do not count')
+})
+
+/** The pid the service logs (pino writes it on every line). */
+const loggedPid = (lines: readonly string[]): number | undefined => {
+  for (const line of lines) {
+    if (!line.startsWith('{')) continue
+    const pid: unknown = (JSON.parse(line) as { pid?: unknown }).pid
+    if (typeof pid === 'number') return pid
+  }
+  return undefined
+}
+
+const gone = async (pid: number): Promise<void> => {
+  for (;;) {
+    try {
+      process.kill(pid, 0)
+    } catch {
+      return
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+t.test('started without its flags, the command runs the service in a child given them, which stops with it', async (t) => {
+  const server = await spawnServer({ DATA_DIR: tempDir(), ADMIN_CLIENT_ID: 'flags-admin', ADMIN_CLIENT_SECRET: 'flags-secret' }, { asCommand: true })
+  t.teardown(() => { server.child.kill('SIGKILL') })
+  const service = loggedPid(server.lines)
+  if (service === undefined) throw new Error(`no pid logged:\n${server.lines.join('\n')}`)
+  t.not(service, server.child.pid, 'the service is another process')
+  const argv = fs.readFileSync(`/proc/${service}/cmdline`, 'utf8').split('\0')
+  for (const flag of SERVICE_NODE_FLAGS) t.ok(argv.includes(flag), `the service runs with ${flag}`)
+
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0, 'a SIGTERM is forwarded and the command exits as the service does')
+  await gone(service)
+  t.ok(server.lines.some((line) => line.includes('shutting down')), 'the service shut down cleanly')
+})
+
+t.test('when the starting process is killed outright, the service it started stops too', async (t) => {
+  const server = await spawnServer({ DATA_DIR: tempDir(), ADMIN_CLIENT_ID: 'flags-admin', ADMIN_CLIENT_SECRET: 'flags-secret' }, { asCommand: true })
+  const service = loggedPid(server.lines)
+  if (service === undefined) throw new Error(`no pid logged:\n${server.lines.join('\n')}`)
+  t.teardown(() => { try { process.kill(service, 'SIGKILL') } catch { /* already gone */ } })
+  server.child.kill('SIGKILL')
+  await gone(service)
+  t.pass('the service process ended')
+})
