@@ -191,7 +191,16 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   private select(filter: Filter, options: FindOptions): T[] {
     const query = documentMatcher(filter)
     const matching: T[] = []
-    for (const doc of this.candidates(filter)) if (query(doc)) matching.push(doc)
+    const ids = this.candidateIds(filter)
+    if (ids === undefined) {
+      for (const doc of this.docs.values()) if (query(doc)) matching.push(doc)
+    } else {
+      // The ids walked here directly: a generator per request costs more than the few documents most lookups find.
+      for (const id of ids) {
+        const doc = this.docs.get(id)
+        if (doc !== undefined && query(doc)) matching.push(doc)
+      }
+    }
     const sorted = options.sort === undefined ? matching : sortDocuments(matching, options.sort)
     const from = options.skip ?? 0
     const page = from === 0 && options.limit === undefined ? sorted : sorted.slice(from, options.limit === undefined ? undefined : from + options.limit)
@@ -201,11 +210,14 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
 
   /** The documents worth testing: narrowed by `_id`, or by the most selective indexed equality of the filter. */
   private candidates(filter: Filter): Iterable<T> {
+    const ids = this.candidateIds(filter)
+    return ids === undefined ? this.docs.values() : this.resolve(ids)
+  }
+
+  /** The ids worth testing (undefined: every document): the `_id` asked for, or the most selective indexed equality's. */
+  private candidateIds(filter: Filter): Iterable<string> | undefined {
     const id = filter['_id']
-    if (typeof id === 'string') {
-      const doc = this.docs.get(id)
-      return doc === undefined ? [] : [doc]
-    }
+    if (typeof id === 'string') return [id]
     let narrowest: ReadonlySet<string> | undefined
     for (const index of this.indexes) {
       const value = filter[index.field]
@@ -213,11 +225,11 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
       const ids = index.lookup(value)
       if (narrowest === undefined || ids.size < narrowest.size) narrowest = ids
     }
-    return narrowest === undefined ? this.docs.values() : this.resolve(narrowest)
+    return narrowest
   }
 
   /** The documents of indexed ids, each as it is when the iteration reaches it. */
-  private *resolve(ids: ReadonlySet<string>): Iterable<T> {
+  private *resolve(ids: Iterable<string>): Iterable<T> {
     for (const id of ids) {
       const doc = this.docs.get(id)
       if (doc !== undefined) yield doc
