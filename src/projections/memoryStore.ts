@@ -1,6 +1,6 @@
 import { documentMatcher, sortDocuments } from './documentQuery.js'
 import { deepFreeze } from '../shared/freeze.js'
-import { specOf, type CollectionSpec, type Filter, type FindOptions, type ReadCollection, type ReadDocument, type ReadStore } from './readStore.js'
+import { specOf, type CollectionSpec, type Filter, type FindOptions, type ImmediateReads, type ReadCollection, type ReadDocument, type ReadStore } from './readStore.js'
 
 type Key = string | number | boolean
 
@@ -98,15 +98,25 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
     this.indexes = [...fields].map((field) => new EqualityIndex(field))
   }
 
+  readonly immediate: ImmediateReads<T> = {
+    get: (id) => {
+      const doc = this.docs.get(id)
+      return doc === undefined ? null : deepFreeze(doc)
+    },
+    findOne: (filter) => {
+      const query = documentMatcher(filter)
+      for (const doc of this.candidates(filter)) if (query(doc)) return deepFreeze(doc)
+      return null
+    },
+    find: (filter, options = {}) => this.select(filter, options),
+  }
+
   async get(id: string): Promise<T | null> {
-    const doc = this.docs.get(id)
-    return doc === undefined ? null : deepFreeze(doc)
+    return this.immediate.get(id)
   }
 
   async findOne(filter: Filter): Promise<T | null> {
-    const query = documentMatcher(filter)
-    for (const doc of this.candidates(filter)) if (query(doc)) return deepFreeze(doc)
-    return null
+    return this.immediate.findOne(filter)
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
