@@ -17,14 +17,16 @@ import type { Principal } from '../context.js'
  */
 export const checkHook = (check: (request: FastifyRequest) => Maybe<void>) =>
   (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    // Whatever is thrown refuses the request: a falsy reason must not read as "passed" to fastify.
+    const refuse = (error: unknown) => done(error instanceof Error ? error : new Error(`check failed: ${String(error)}`))
     let checked: Maybe<void>
     try {
       checked = check(request)
     } catch (error) {
-      done(error instanceof Error ? error : new Error(String(error)))
+      refuse(error)
       return
     }
-    if (checked instanceof Promise) checked.then(() => done(), done)
+    if (checked instanceof Promise) checked.then(() => done(), refuse)
     else done()
   }
 
