@@ -100,8 +100,8 @@ export const createRuntime = async (config: Config, options: RuntimeOptions = {}
   const tokens = new TokenService({
     key: signingKey, issuer: baseUrl(config), accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl,
     mfaTokenTtl: config.mfaTokenTtl, clock, commands, dataKey,
-    findClient: (id) => queries.principals.client(id),
-    findUser: (id) => queries.principals.user(id),
+    findClient: async (id) => queries.principals.client(id),
+    findUser: async (id) => queries.principals.user(id),
     findUserByUsername: (name) => queries.principals.userByUsername(name),
   })
 

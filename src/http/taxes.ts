@@ -5,6 +5,7 @@ import { taxBases, taxTypes, type TaxFields } from '../events/tax.js'
 import type { TaxDoc } from '../projections/taxes.js'
 import type { Services } from '../services.js'
 import { notFound } from '../shared/errors.js'
+import { whenReady } from '../shared/maybe.js'
 import { newId } from '../shared/ids.js'
 import { money } from '../shared/money.js'
 import { commandContext, organizationOf } from './context.js'
@@ -63,12 +64,12 @@ export const taxRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asyn
       querystring: Type.Object({ is_active: Type.Optional(Type.Boolean()), type: Type.Optional(TaxType) }, { additionalProperties: false }),
       response: { 200: Type.Object({ status: Type.Literal('success'), data: Type.Array(Tax) }), ...failures(400, 401, 403) },
     },
-  }, async (request, reply) => {
+  }, (request, reply) => {
     const { is_active: isActive, type } = request.query
-    const docs = await queries.taxes.list({
+    const docs = queries.taxes.list({
       organizationId: organizationOf(request).id, ...(isActive === undefined ? {} : { isActive }), ...(type === undefined ? {} : { type }),
     })
-    return respondWithList(reply, docs, (listed) => ({ status: 'success', data: listed.map(view) }))
+    return whenReady(docs, (listed) => { respondWithList(reply, listed, (kept) => ({ status: 'success', data: kept.map(view) })) })
   })
 
   app.get('/taxes/:id', {

@@ -28,11 +28,48 @@ const mingoQuery = (filter: Filter): Query => {
 }
 
 /** The compiled scalar predicate where it can answer; mingo (compiled on first need) for the rest. */
-export const documentMatcher = (filter: Filter): ((doc: ReadDocument) => boolean) => {
+const generalMatcher = (filter: Filter): ((doc: ReadDocument) => boolean) => {
   const fast = compileFilter(filter)
   const full = (doc: ReadDocument) => mingoQuery(filter).test(doc as unknown as Record<string, unknown>)
   if (fast === null) return full
   return (doc) => fast(doc) ?? full(doc)
+}
+
+type Scalar = string | number | boolean
+
+/** The filter as field → value when it is only equalities of top-level fields with strings, numbers or booleans. */
+const plainEqualities = (filter: Filter): Array<[string, Scalar]> | null => {
+  const fields = Object.keys(filter)
+  const pairs: Array<[string, Scalar]> = []
+  for (const field of fields) {
+    const value: unknown = filter[field]
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return null
+    if (field.charCodeAt(0) === 36 /* $ */ || field.includes('.')) return null
+    pairs.push([field, value])
+  }
+  return pairs
+}
+
+/**
+ * A predicate for a MongoDB filter. The usual filter of a lookup (a few
+ * top-level fields equal to scalars) is answered by direct comparison, with
+ * nothing compiled: a scalar field either is the value or does not match.
+ * Only a document holding an array or object there (MongoDB looks inside it)
+ * goes to the general matcher, compiled on first need.
+ */
+export const documentMatcher = (filter: Filter): ((doc: ReadDocument) => boolean) => {
+  let general: ((doc: ReadDocument) => boolean) | undefined
+  const generally = (doc: ReadDocument) => (general ??= generalMatcher(filter))(doc)
+  const pairs = plainEqualities(filter)
+  if (pairs === null) return generally
+  return (doc) => {
+    for (const [field, expected] of pairs) {
+      const value: unknown = Reflect.get(doc, field)
+      if (value === expected) continue
+      return value !== null && typeof value === 'object' ? generally(doc) : false
+    }
+    return true
+  }
 }
 
 /** MongoDB's order between missing/null, numbers, strings and booleans (BSON type order, then value). */

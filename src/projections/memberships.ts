@@ -1,5 +1,5 @@
 import { applyAt, defineProjection, updateAt } from './projection.js'
-import type { ReadStore } from './readStore.js'
+import { readsOf, type ReadStore } from './readStore.js'
 
 export interface MembershipDoc {
   _id: string
@@ -39,8 +39,10 @@ export const membershipsProjection = defineProjection({
 
 export const membershipQueries = (store: ReadStore) => {
   const docs = store.collection<MembershipDoc>(collection)
+  // Looked up by every request acting in an organization: answered without a promise where the store can.
+  const reads = readsOf(docs)
   return {
-    of: (principalId: string, organizationId: string) => docs.findOne({ principalId, organizationId, active: true }),
+    of: (principalId: string, organizationId: string) => reads.findOne({ principalId, organizationId, active: true }),
     organizationsOf: async (principalId: string) =>
       (await docs.find({ principalId, active: true })).map((m) => m.organizationId),
     countUsing: (roleTemplateId: string) => docs.count({ roleTemplateId, active: true }),

@@ -1,6 +1,6 @@
 import { documentMatcher, sortDocuments } from './documentQuery.js'
 import { deepFreeze } from '../shared/freeze.js'
-import { specOf, type CollectionSpec, type Filter, type FindOptions, type ReadCollection, type ReadDocument, type ReadStore } from './readStore.js'
+import { specOf, type CollectionSpec, type Filter, type FindOptions, type ImmediateReads, type ReadCollection, type ReadDocument, type ReadStore } from './readStore.js'
 
 type Key = string | number | boolean
 
@@ -98,15 +98,25 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
     this.indexes = [...fields].map((field) => new EqualityIndex(field))
   }
 
+  readonly immediate: ImmediateReads<T> = {
+    get: (id) => {
+      const doc = this.docs.get(id)
+      return doc === undefined ? null : deepFreeze(doc)
+    },
+    findOne: (filter) => {
+      const query = documentMatcher(filter)
+      for (const doc of this.candidates(filter)) if (query(doc)) return deepFreeze(doc)
+      return null
+    },
+    find: (filter, options = {}) => this.select(filter, options),
+  }
+
   async get(id: string): Promise<T | null> {
-    const doc = this.docs.get(id)
-    return doc === undefined ? null : deepFreeze(doc)
+    return this.immediate.get(id)
   }
 
   async findOne(filter: Filter): Promise<T | null> {
-    const query = documentMatcher(filter)
-    for (const doc of this.candidates(filter)) if (query(doc)) return deepFreeze(doc)
-    return null
+    return this.immediate.findOne(filter)
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
@@ -190,7 +200,16 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   private select(filter: Filter, options: FindOptions): T[] {
     const query = documentMatcher(filter)
     const matching: T[] = []
-    for (const doc of this.candidates(filter)) if (query(doc)) matching.push(doc)
+    const ids = this.candidateIds(filter)
+    if (ids === undefined) {
+      for (const doc of this.docs.values()) if (query(doc)) matching.push(doc)
+    } else {
+      // The ids walked here directly: a generator per request costs more than the few documents most lookups find.
+      for (const id of ids) {
+        const doc = this.docs.get(id)
+        if (doc !== undefined && query(doc)) matching.push(doc)
+      }
+    }
     const sorted = options.sort === undefined ? matching : sortDocuments(matching, options.sort)
     const from = options.skip ?? 0
     const page = from === 0 && options.limit === undefined ? sorted : sorted.slice(from, options.limit === undefined ? undefined : from + options.limit)
@@ -200,11 +219,14 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
 
   /** The documents worth testing: narrowed by `_id`, or by the most selective indexed equality of the filter. */
   private candidates(filter: Filter): Iterable<T> {
+    const ids = this.candidateIds(filter)
+    return ids === undefined ? this.docs.values() : this.resolve(ids)
+  }
+
+  /** The ids worth testing (undefined: every document): the `_id` asked for, or the most selective indexed equality's. */
+  private candidateIds(filter: Filter): Iterable<string> | undefined {
     const id = filter['_id']
-    if (typeof id === 'string') {
-      const doc = this.docs.get(id)
-      return doc === undefined ? [] : [doc]
-    }
+    if (typeof id === 'string') return [id]
     let narrowest: ReadonlySet<string> | undefined
     for (const index of this.indexes) {
       const value = filter[index.field]
@@ -212,11 +234,11 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
       const ids = index.lookup(value)
       if (narrowest === undefined || ids.size < narrowest.size) narrowest = ids
     }
-    return narrowest === undefined ? this.docs.values() : this.resolve(narrowest)
+    return narrowest
   }
 
   /** The documents of indexed ids, each as it is when the iteration reaches it. */
-  private *resolve(ids: ReadonlySet<string>): Iterable<T> {
+  private *resolve(ids: Iterable<string>): Iterable<T> {
     for (const id of ids) {
       const doc = this.docs.get(id)
       if (doc !== undefined) yield doc

@@ -1,5 +1,5 @@
 import { defineProjection, updateAt, applyAt } from './projection.js'
-import type { ReadStore } from './readStore.js'
+import { readsOf, type ReadStore } from './readStore.js'
 
 export interface OrganizationDoc {
   _id: string
@@ -42,8 +42,10 @@ export const organizationsProjection = defineProjection({
 
 export const organizationQueries = (store: ReadStore) => {
   const docs = store.collection<OrganizationDoc>(collection)
+  // Looked up by every request acting in an organization: answered without a promise where the store can.
+  const reads = readsOf(docs)
   return {
-    get: (id: string) => docs.get(id),
+    get: (id: string) => reads.get(id),
     list: async (page: { offset: number; limit: number }, ids?: readonly string[]) => {
       const filter = ids === undefined ? {} : { _id: { $in: [...ids] } }
       const [items, total] = await Promise.all([

@@ -1,5 +1,5 @@
 import { applyAt, defineProjection, updateAt } from './projection.js'
-import type { ReadStore } from './readStore.js'
+import { readsOf, type ReadStore } from './readStore.js'
 
 export interface UserDoc {
   _id: string
@@ -71,10 +71,13 @@ export const principalsProjection = defineProjection({
 export const principalQueries = (store: ReadStore) => {
   const userDocs = store.collection<UserDoc>(users)
   const clientDocs = store.collection<ClientDoc>(clients)
+  // Looked up by every authenticated request: answered without a promise where the store can.
+  const userReads = readsOf(userDocs)
+  const clientReads = readsOf(clientDocs)
   return {
-    user: (id: string) => userDocs.get(id),
+    user: (id: string) => userReads.get(id),
     userByUsername: (username: string) => userDocs.findOne({ usernameKey: usernameKey(username) }),
-    client: (clientId: string) => clientDocs.get(clientId),
+    client: (clientId: string) => clientReads.get(clientId),
     usersOf: (organizationId: string) => userDocs.find({ organizationId }, { sort: { createdAt: 1 } }),
   }
 }

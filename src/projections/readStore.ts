@@ -1,3 +1,5 @@
+import type { Maybe } from '../shared/maybe.js'
+
 /** A read-model document: `_id` is its key; `_position` the global position of the last event applied to it. */
 export interface ReadDocument {
   _id: string
@@ -20,7 +22,23 @@ export interface CollectionSpec {
   indexes?: ReadonlyArray<Readonly<Record<string, 1 | -1>>>
 }
 
+/** The lookups a store can answer synchronously because its documents are in process memory. */
+export interface ImmediateReads<T extends ReadDocument> {
+  get(id: string): T | null
+  findOne(filter: Filter): T | null
+  find(filter: Filter, options?: FindOptions): T[]
+}
+
+/** The lookups of a collection answered now where the store can, as promises otherwise. */
+export interface MaybeReads<T extends ReadDocument> {
+  get(id: string): Maybe<T | null>
+  findOne(filter: Filter): Maybe<T | null>
+  find(filter: Filter, options?: FindOptions): Maybe<T[]>
+}
+
 export interface ReadCollection<T extends ReadDocument> {
+  /** Present on stores holding their documents in process memory (the embedded memory store). */
+  readonly immediate?: ImmediateReads<T>
   get(id: string): Promise<T | null>
   findOne(filter: Filter): Promise<T | null>
   find(filter: Filter, options?: FindOptions): Promise<T[]>
@@ -44,5 +62,8 @@ export interface ReadStore {
   ping(): Promise<void>
   close(): Promise<void>
 }
+
+/** A collection's lookups, without a promise where its store answers from memory: for reads on every request's path. */
+export const readsOf = <T extends ReadDocument>(collection: ReadCollection<T>): MaybeReads<T> => collection.immediate ?? collection
 
 export const specOf = (spec: CollectionSpec | string): CollectionSpec => (typeof spec === 'string' ? { name: spec } : spec)

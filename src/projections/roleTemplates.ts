@@ -1,5 +1,6 @@
 import { applyAt, defineProjection, updateAt } from './projection.js'
-import type { Filter, ReadStore } from './readStore.js'
+import { readsOf, type Filter, type ReadStore } from './readStore.js'
+import { whenReady } from '../shared/maybe.js'
 
 export interface RoleTemplateDoc {
   _id: string
@@ -67,11 +68,11 @@ export interface RoleTemplateListQuery {
 
 export const roleTemplateQueries = (store: ReadStore) => {
   const docs = store.collection<RoleTemplateDoc>(collection)
+  // Looked up by every request acting in an organization: answered without a promise where the store can.
+  const reads = readsOf(docs)
   return {
-    get: async (organizationId: string, id: string) => {
-      const doc = await docs.get(id)
-      return doc !== null && doc.organizationId === organizationId ? doc : null
-    },
+    get: (organizationId: string, id: string) =>
+      whenReady(reads.get(id), (doc) => (doc !== null && doc.organizationId === organizationId ? doc : null)),
     list: async (query: RoleTemplateListQuery) => {
       const filter: Filter = { organizationId: query.organizationId }
       if (query.isDefault !== undefined) filter['isDefault'] = query.isDefault

@@ -1,7 +1,8 @@
 import type { TaxRate } from '../commands/taxation.js'
 import type { TaxBase, TaxFields, TaxType } from '../events/tax.js'
 import { applyAt, defineProjection, updateAt } from './projection.js'
-import type { ReadStore } from './readStore.js'
+import { readsOf, type ReadStore } from './readStore.js'
+import { whenReady, type Maybe } from '../shared/maybe.js'
 
 export interface TaxDoc extends TaxFields {
   _id: string
@@ -54,6 +55,7 @@ export interface TaxListQuery {
 
 export const taxQueries = (store: ReadStore) => {
   const docs = store.collection<TaxDoc>(collection)
+  const reads = readsOf(docs)
   return {
     get: async (organizationId: string, id: string) => {
       const doc = await docs.get(id)
@@ -64,10 +66,10 @@ export const taxQueries = (store: ReadStore) => {
      * Fetched by the indexed organization alone and narrowed and ordered here: a read on every guarded list request,
      * and a plain comparison costs less than the store's general filter and sort.
      */
-    list: async (query: TaxListQuery): Promise<TaxDoc[]> => {
+    list: (query: TaxListQuery): Maybe<TaxDoc[]> => {
       const { isActive, type } = query
-      const all = await docs.find({ organizationId: query.organizationId })
-      return all.filter((doc) => (isActive === undefined || doc.isActive === isActive) && (type === undefined || doc.type === type)).sort(oldestFirst)
+      return whenReady(reads.find({ organizationId: query.organizationId }), (all) =>
+        all.filter((doc) => (isActive === undefined || doc.isActive === isActive) && (type === undefined || doc.type === type)).sort(oldestFirst))
     },
     /** The active taxes that apply to a kind of base: the input of the taxation rule (src/commands/taxation.ts). */
     activeFor: (organizationId: string, appliesTo: TaxBase) => docs.find({ organizationId, isActive: true, appliesTo }, { sort: { createdAt: 1, _id: 1 } }),

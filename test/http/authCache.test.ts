@@ -91,3 +91,26 @@ t.test('a changed tax shows in the list at once, though the list\'s answer is ke
   t.same(await names('?is_active=false'), ['IVA 16'])
   t.same(await names(), ['IVA 16', 'ICA 0.966'])
 })
+
+t.test('on a read store that answers only with promises (SQLite), guarded routes admit, refuse a deactivated user and an unknown organization alike', async (t) => {
+  const svc = await createTestApp(t, { config: { readStore: 'sqlite' } })
+  t.equal(svc.runtime.queries.principals.client(svc.config.adminClientId ?? '') instanceof Promise, true, 'the lookups of this store are promises')
+  t.equal((await svc.call({ method: 'GET', url: '/v1/taxes', token: svc.adminToken, organizationId: svc.organizationId })).statusCode, 200)
+  const { userId, token } = await userToken(svc, 'ramona')
+  t.equal((await svc.call({ method: 'GET', url: '/v1/taxes', token, organizationId: svc.organizationId })).statusCode, 200)
+  const foreign = await svc.call({ method: 'GET', url: '/v1/taxes', token, organizationId: '5b0c6a55-3f0e-4c47-9d38-3a2b8f0f9a11' })
+  t.equal(foreign.statusCode, 403)
+  t.equal(codeOf(foreign), 'ORGANIZATION_FORBIDDEN')
+  await svc.runtime.execute(userAggregate, userId, { type: 'DeactivateUser' }, { organizationId: svc.organizationId, actorId: 'test', correlationId: 'c', causationId: null })
+  const refused = await svc.call({ method: 'GET', url: '/v1/taxes', token, organizationId: svc.organizationId })
+  t.equal(refused.statusCode, 401)
+  t.equal(codeOf(refused), 'INVALID_TOKEN')
+})
+
+t.test('on the memory read store, the lookups of every guarded request answer without a promise', async (t) => {
+  const svc = await createTestApp(t)
+  const { queries } = svc.runtime
+  t.notOk(queries.principals.client(svc.config.adminClientId ?? '') instanceof Promise)
+  t.notOk(queries.organizations.get(svc.organizationId) instanceof Promise)
+  t.notOk(queries.taxes.list({ organizationId: svc.organizationId }) instanceof Promise)
+})

@@ -1,5 +1,6 @@
 import { Query } from 'mingo'
 import t from 'tap'
+import { documentMatcher } from '../../src/projections/documentQuery.js'
 import { compileFilter } from '../../src/projections/memoryFilter.js'
 
 /** Documents with missing, null, mistyped, array and nested values: where a shortcut could disagree with MongoDB's semantics. */
@@ -36,5 +37,14 @@ t.test('compiled filters select exactly what the full query engine selects', asy
 t.test('filters beyond the compiled subset are left to the full engine', async (t) => {
   for (const filter of [{ a: { $regex: 'x' } }, { a: { $elemMatch: { $gt: 1 } } }, { a: { nested: 1 } }, { $where: 'true' }, { a: { $in: [{ x: 1 }] } }]) {
     t.equal(compileFilter(filter), null, JSON.stringify(filter))
+  }
+})
+
+t.test('the matcher of plain equalities selects exactly what the full query engine selects', async (t) => {
+  const equalities: Array<Record<string, unknown>> = [{ a: 1 }, { a: 3 }, { b: 'x' }, { c: false }, { a: 1, b: 'x' }, { a: 3, b: 'x' }, { b: 'w', a: 3 }, { a: '2', b: 'z' }]
+  for (const filter of [...equalities, ...filters]) {
+    const matches = documentMatcher(filter)
+    const query = new Query(filter)
+    t.same(docs.map((doc) => matches({ _id: 'd', ...doc })), docs.map((doc) => query.test({ _id: 'd', ...doc })), JSON.stringify(filter))
   }
 })

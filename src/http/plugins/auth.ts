@@ -1,13 +1,34 @@
 import jwt from '@fastify/jwt'
 import fp from 'fastify-plugin'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import { ACCESS_TOKEN_TYP, type AccessTokenClaims } from '../../identity/tokens.js'
 import { VerifiedTokens, windowOf } from '../../identity/verifiedTokens.js'
 import type { Services } from '../../services.js'
 import { systemClock } from '../../shared/clock.js'
 import { AppError } from '../../shared/errors.js'
+import { whenReady, type Maybe } from '../../shared/maybe.js'
 import { ADMIN_SCOPE } from '../../shared/permissions.js'
 import type { Principal } from '../context.js'
+
+/**
+ * A route hook running a check that answers now or later, in fastify's
+ * callback style: a check answered from memory (the embedded read store)
+ * passes on to the next hook at once, with no promise made on the way.
+ */
+export const checkHook = (check: (request: FastifyRequest) => Maybe<void>) =>
+  (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    // Whatever is thrown refuses the request: a falsy reason must not read as "passed" to fastify.
+    const refuse = (error: unknown) => done(error instanceof Error ? error : new Error(`check failed: ${String(error)}`))
+    let checked: Maybe<void>
+    try {
+      checked = check(request)
+    } catch (error) {
+      refuse(error)
+      return
+    }
+    if (checked instanceof Promise) checked.then(() => done(), refuse)
+    else done()
+  }
 
 /** A route's hooks option as a list (fastify accepts one function or an array). */
 export const toHookList = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks])
@@ -79,18 +100,24 @@ export const authPlugin = fp(async (app: FastifyInstance, options: { services: S
     new AppError('INSUFFICIENT_SCOPE', `this operation needs one of the scopes: ${needed.join(' ')}`, { scope: needed.join(' ') },
       { 'www-authenticate': `Bearer realm="credit-service", error="insufficient_scope", scope="${needed.join(' ')}"` })
 
-  /** The hook of a route needing one of `needed` (any scope when undefined); made once per route, when it is declared. */
-  const authenticate = (needed: readonly string[] | undefined) => async (request: FastifyRequest): Promise<void> => {
-    const principal = principalOf(bearerToken(request), clock.now().getTime())
-    const client = await services.queries.principals.client(principal.clientId)
-    if (client === null || client.revoked) throw unauthorized('INVALID_TOKEN', 'the client of this token is revoked')
-    if (principal.kind === 'user') {
-      const user = await services.queries.principals.user(principal.id)
-      if (user === null || !user.active) throw unauthorized('INVALID_TOKEN', 'the user of this token is inactive')
-    }
+  const admit = (request: FastifyRequest, principal: Principal, needed: readonly string[] | undefined): void => {
     request.principal = principal
     if (needed !== undefined && !principal.isPlatformAdmin && !needed.some((s) => principal.scopes.has(s))) throw insufficientScope(needed)
   }
+
+  /** The hook of a route needing one of `needed` (any scope when undefined); made once per route, when it is declared. */
+  const authenticate = (needed: readonly string[] | undefined) => checkHook((request) => {
+    const principal = principalOf(bearerToken(request), clock.now().getTime())
+    const { principals } = services.queries
+    return whenReady(principals.client(principal.clientId), (client) => {
+      if (client === null || client.revoked) throw unauthorized('INVALID_TOKEN', 'the client of this token is revoked')
+      if (principal.kind !== 'user') return admit(request, principal, needed)
+      return whenReady(principals.user(principal.id), (user) => {
+        if (user === null || !user.active) throw unauthorized('INVALID_TOKEN', 'the user of this token is inactive')
+        return admit(request, principal, needed)
+      })
+    })
+  })
 
   // Attached to each guarded route when it is declared, so public routes run no authentication code at all.
   // Only the API is guarded; the docs UI outside /v1 is public.

@@ -5,9 +5,10 @@ import type { Queries } from '../../projections/queries.js'
 import type { RoleTemplateDoc } from '../../projections/roleTemplates.js'
 import type { Services } from '../../services.js'
 import { AppError } from '../../shared/errors.js'
+import { whenReady, type Maybe } from '../../shared/maybe.js'
 import { allPermissions, isPermission, type Permission } from '../../shared/permissions.js'
 import type { OrganizationContext, OrganizationSource, Principal } from '../context.js'
-import { toHookList } from './auth.js'
+import { checkHook, toHookList } from './auth.js'
 
 const headerValue = (request: FastifyRequest, name: string): string | undefined => {
   const value = request.headers[name]
@@ -95,20 +96,19 @@ const contextOf = (organization: OrganizationDoc, permissions: ReadonlySet<Permi
  * organizations answer alike, so the answer tells nothing about organizations
  * one cannot see.
  */
-export const organizationAccess = async (queries: Queries, principal: Principal, organizationId: string): Promise<OrganizationContext> => {
-  const organization = await queries.organizations.get(organizationId)
-  if (organization === null) throw principal.isPlatformAdmin ? new AppError('NOT_FOUND', `organization ${organizationId} not found`, { resource: 'organization' }) : forbidden(organizationId)
-  let permissions: ReadonlySet<Permission>
-  if (principal.isPlatformAdmin) {
-    permissions = everyPermission
-  } else {
-    const membership = await queries.memberships.of(principal.id, organizationId)
-    if (membership === null) throw forbidden(organizationId)
-    permissions = permissionsOf(await queries.roleTemplates.get(organizationId, membership.roleTemplateId))
-  }
-  if (!organization.active) throw new AppError('ORGANIZATION_INACTIVE', `organization ${organizationId} is inactive`, { organizationId })
-  return contextOf(organization, permissions)
-}
+export const organizationAccess = (queries: Queries, principal: Principal, organizationId: string): Maybe<OrganizationContext> =>
+  whenReady(queries.organizations.get(organizationId), (organization) => {
+    if (organization === null) throw principal.isPlatformAdmin ? new AppError('NOT_FOUND', `organization ${organizationId} not found`, { resource: 'organization' }) : forbidden(organizationId)
+    const granted = (permissions: ReadonlySet<Permission>): OrganizationContext => {
+      if (!organization.active) throw new AppError('ORGANIZATION_INACTIVE', `organization ${organizationId} is inactive`, { organizationId })
+      return contextOf(organization, permissions)
+    }
+    if (principal.isPlatformAdmin) return granted(everyPermission)
+    return whenReady(queries.memberships.of(principal.id, organizationId), (membership) => {
+      if (membership === null) throw forbidden(organizationId)
+      return whenReady(queries.roleTemplates.get(organizationId, membership.roleTemplateId), (template) => granted(permissionsOf(template)))
+    })
+  })
 
 /** Refuses with 403 unless the context holds every permission named. */
 export const requirePermissions = (context: OrganizationContext, required: readonly Permission[]): void => {
@@ -128,15 +128,16 @@ export const organizationPlugin = fp(async (app: FastifyInstance, options: { ser
   app.decorateRequest('organization', null)
 
   /** The hook of a route acting in the organization named by `source`; made once per route, when it is declared. */
-  const resolve = (source: OrganizationSource, required: readonly Permission[]) => async (request: FastifyRequest): Promise<void> => {
+  const resolve = (source: OrganizationSource, required: readonly Permission[]) => checkHook((request) => {
     const principal = request.principal
     if (principal === null) throw new AppError('UNAUTHORIZED', 'authentication required')
     const organizationId = organizationIdFrom(request, source)
     if (organizationId === undefined) throw new AppError('VALIDATION_ERROR', 'organization header is required')
-    const context = await organizationAccess(queries, principal, organizationId)
-    request.organization = context
-    requirePermissions(context, required)
-  }
+    return whenReady(organizationAccess(queries, principal, organizationId), (context) => {
+      request.organization = context
+      requirePermissions(context, required)
+    })
+  })
 
   // Attached only to routes that act in an organization, when they are declared.
   app.addHook('onRoute', (route) => {
