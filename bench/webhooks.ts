@@ -69,10 +69,11 @@ export const webhooksBench = async (): Promise<BenchResult[]> => {
       }
       return installments
     }
+    /** Small orders: every round's approvals pay the same 64 installments, which must stay owed through all of them. */
     const createOrders = async (installments: string[], count: number): Promise<string[]> => {
       const paths: string[] = []
       await inPool(Array.from({ length: count }, (_, i) => installments[i % installments.length] as string), driverConcurrency, async (ordersPath) => {
-        const created = await api.call<{ order: { ID: string } }>('POST', ordersPath, { Amount: '1000.00', Provider: 'manual' })
+        const created = await api.call<{ order: { ID: string } }>('POST', ordersPath, { Amount: '100.00', Provider: 'manual' })
         paths.push(`${ordersPath}/${created.order.ID}/approve`)
       })
       return paths
