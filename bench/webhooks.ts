@@ -37,8 +37,9 @@ const fanOut = Number(process.env['BENCH_WEBHOOKS_PER_APPROVAL'] ?? 3)
  * the approval's answer) with approvals started at the target's delivery
  * rate whatever the answers take — a saturated closed loop measures its own
  * queue, not the service's latency at a given load; its figures are kept as
- * atCapacity*. Starts later than scheduled (the service did not keep up)
- * fail the target.
+ * atCapacity*. The target fails if an approval had to wait for the bound on
+ * unanswered ones (the service did not keep up) or fewer than 95 % of the
+ * offered deliveries per second arrived.
  */
 export const webhooksBench = async (): Promise<BenchResult[]> => {
   const sink = await startChildServer('sinkServer.ts')
@@ -114,7 +115,9 @@ export const webhooksBench = async (): Promise<BenchResult[]> => {
         await api.call('POST', approvePath, {})
         acknowledged.set(orderIdOf(approvePath), epochNow())
       }
-      const { late } = paced === null ? (await inPool(paths, driverConcurrency, approve), { late: 0 }) : await atRate(paths, paced, pacedMaxInFlight, approve)
+      const { late, throttled } = paced === null
+        ? (await inPool(paths, driverConcurrency, approve), { late: 0, throttled: 0 })
+        : await atRate(paths, paced, pacedMaxInFlight, approve)
       const approvedAt = epochNow()
       const got = await waitForArrivals(count * perApproval, 120_000)
       const sends = new Set<string>()
@@ -133,7 +136,7 @@ export const webhooksBench = async (): Promise<BenchResult[]> => {
         deliveriesPerSecond: got.length / ((last - start) / 1000),
         approvalsPerSecond: count / ((approvedAt - start) / 1000),
         p50: quantile(afterOccurred, 0.5), p99: quantile(afterOccurred, 0.99), max: quantile(afterOccurred, 1),
-        ackP50: quantile(afterAck, 0.5), ackP99: quantile(afterAck, 0.99), late,
+        ackP50: quantile(afterAck, 0.5), ackP99: quantile(afterAck, 0.99), late, throttled,
       }
     }
 
@@ -153,6 +156,8 @@ export const webhooksBench = async (): Promise<BenchResult[]> => {
       const lost = all.reduce((n, m) => n + (m.expected - m.distinct), 0)
       const repeated = all.reduce((n, m) => n + (m.deliveries - m.distinct), 0)
       const late = paced.reduce((n, m) => n + m.late, 0)
+      const throttled = paced.reduce((n, m) => n + m.throttled, 0)
+      const pacedDeliveries = pick(paced, 'deliveriesPerSecond')
       const each = perApproval === 1 ? 'one webhook each' : `${perApproval} webhooks each (${perApproval} deliveries per trigger)`
       return {
         name,
@@ -162,13 +167,14 @@ export const webhooksBench = async (): Promise<BenchResult[]> => {
         baseline: { name: 'autocannon POST to the sink alone, 32 connections', value: baseline.requestsPerSecond, unit: 'req/s' },
         ratio: deliveriesPerSecond / baseline.requestsPerSecond,
         target: '≥ 1,000 deliveries/s; trigger-to-send p99 < 100 ms',
-        met: deliveriesPerSecond >= 1000 && p99 < 100 && late === 0 && lost === 0 && repeated === 0,
+        // Kept up: never held back by the bound on unanswered approvals, and delivering what was offered.
+        met: deliveriesPerSecond >= 1000 && p99 < 100 && throttled === 0 && pacedDeliveries >= 0.95 * offeredDeliveries && lost === 0 && repeated === 0,
         details: {
           deliveriesPerTrigger: perApproval, approvalsPerSecond: pick(capacity, 'approvalsPerSecond'),
           atCapacityP50ms: pick(capacity, 'p50'), atCapacityP99ms: pick(capacity, 'p99'),
-          offeredDeliveriesPerSecond: offeredDeliveries, pacedDeliveriesPerSecond: pick(paced, 'deliveriesPerSecond'),
+          offeredDeliveriesPerSecond: offeredDeliveries, pacedDeliveriesPerSecond: pacedDeliveries,
           p50ms: pick(paced, 'p50'), p99ms: p99, maxMs: pick(paced, 'max'), afterAnswerP50ms: pick(paced, 'ackP50'), afterAnswerP99ms: pick(paced, 'ackP99'),
-          lateStarts: late, lost, repeated,
+          throttledStarts: throttled, lateStarts: late, lost, repeated,
         },
       }
     }
