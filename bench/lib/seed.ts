@@ -328,7 +328,8 @@ const debtorHistory = (log: LogWriter, org: Organization, index: number, start: 
 
 const cacheFile = (events: number) => path.join(os.tmpdir(), 'credit-bench-cache', `mixed-log-v${SEED_VERSION}-${events}.sqlite`)
 
-const writeLog = (file: string, target: number): Record<string, number> => {
+/** Writes a mixed log of about `target` events into `file` (no cache): the benches' seed, also used by tests. */
+export const writeLog = (file: string, target: number): Record<string, number> => {
   const log = new LogWriter(openEventDatabase(file, 'NORMAL'))
   const rng = random(8)
   const start = Date.parse('2024-01-02T09:00:00.000Z')

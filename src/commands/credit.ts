@@ -4,7 +4,7 @@ import { addMonths, dayOf, frenchSchedule, monthlyRateOf, monthlyRatePercent } f
 import { AppError, invalidFields, invalidTransition, type FieldError } from '../shared/errors.js'
 import { exact, plus, toMoneyText } from '../shared/exactDecimal.js'
 import { deterministicId } from '../shared/ids.js'
-import { allocatePayment, applyAllocations, owedFor, totalOutstanding, type InstallmentPosition } from '../shared/installments.js'
+import { allocatePayment, applyAllocations, installmentPosition, owedFor, totalOutstanding, type InstallmentPosition } from '../shared/installments.js'
 import { creditTransitions, type CreditStateName } from '../shared/lending.js'
 import { fitsMinorUnit, money, toMoneyString } from '../shared/money.js'
 import type { Aggregate } from './decider.js'
@@ -241,7 +241,7 @@ export const creditAggregate: Aggregate<CreditCommand, CreditStreamEvent, Credit
         const { installments, requestedAt, ...data } = event.data
         return {
           ...emptyState(), ...data, status: 'Solicitado', requestedAt, updatedAt: requestedAt,
-          installments: installments.map((i) => ({ ...i, paidPrincipal: '0', paidInterest: '0', paidAt: null })),
+          installments: installments.map((i) => installmentPosition(i, '0', '0', null)),
         }
       }
       case 'CreditApproved':
@@ -255,7 +255,7 @@ export const creditAggregate: Aggregate<CreditCommand, CreditStreamEvent, Credit
         return {
           ...state, status: 'Desembolsado', disbursedAt: event.data.disbursedAt, disbursementMethod: event.data.method,
           disbursementReference: event.data.reference, firstDueDate: event.data.firstDueDate, maturityDate: event.data.maturityDate,
-          installments: state.installments.map((i) => ({ ...i, dueDate: dates.get(i.installmentId) ?? i.dueDate })),
+          installments: state.installments.map((i) => installmentPosition(i, i.paidPrincipal, i.paidInterest, i.paidAt, dates.get(i.installmentId) ?? i.dueDate)),
           updatedAt: event.data.disbursedAt,
         }
       }

@@ -107,7 +107,7 @@ export const creditLimitsProjection = defineProjection({
       case 'CreditLimitReleased': {
         const { creditLimitId, creditId, usedAmount, at } = event.data
         const outstandingPrincipal = event.type === 'CreditLimitReserved' ? event.data.amount : event.data.remaining
-        await applyAt(exposureDocs, creditId, position, () => ({ _id: creditId, limitId: creditLimitId, outstandingPrincipal }))
+        await applyAt(exposureDocs, creditId, position, () => ({ _id: creditId, limitId: creditLimitId, outstandingPrincipal, _position: position }))
         return updateAt(limitDocs, creditLimitId, position, (doc) => ({ ...doc, usedAmount, updatedAt: at }))
       }
       case 'ProfileCreated': {

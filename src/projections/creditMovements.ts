@@ -65,7 +65,7 @@ export const creditMovementsProjection = defineProjection({
         return applyAt(docs, disbursementId(creditId), position, (): CreditMovementDoc => ({
           _id: disbursementId(creditId), organizationId, creditId, creditLineId, debtorId, currency, kind: 'disbursement', at: disbursedAt,
           reference, method, actorId: disbursedBy, principal, interest: zero, collectionCosts: zero, unapplied: zero, amount: principal,
-          target: '', allocations: [], settles: false,
+          target: '', allocations: [], settles: false, _position: position,
         }))
       }
       case 'CreditPaymentApplied': {
@@ -79,7 +79,7 @@ export const creditMovementsProjection = defineProjection({
           _id: id, organizationId, creditId, creditLineId, debtorId: disbursement?.debtorId ?? '', currency, kind: 'payment', at: appliedAt,
           reference: orderId, method: null, actorId: '', principal: sum('principal'), interest: sum('interest'),
           collectionCosts: toMoneyText(exact(collectionCosts), currency), unapplied: toMoneyText(exact(unappliedAmount), currency),
-          amount: toMoneyText(exact(amount), currency), target: installmentId, allocations, settles: isZero(exact(outstanding.total)),
+          amount: toMoneyText(exact(amount), currency), target: installmentId, allocations, settles: isZero(exact(outstanding.total)), _position: position,
         }))
       }
       default: {

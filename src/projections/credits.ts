@@ -80,38 +80,38 @@ interface InstallmentFigures {
   owed: ExactDecimal
 }
 
-/**
- * Figures of installments as stored: a stored installment is frozen and
- * shared by every later state of its credit until a payment reaches it, so
- * each event computes only the installments it changed.
- */
-const storedFigures = new WeakMap<InstallmentPosition, InstallmentFigures>()
-
 /** What is owed and paid on one installment, exactly. */
 const positionOf = (installment: InstallmentPosition): InstallmentFigures => {
-  const known = storedFigures.get(installment)
-  if (known !== undefined) return known
   const paidPrincipal = exact(installment.paidPrincipal)
   const paidInterest = exact(installment.paidInterest)
   const owedPrincipal = minus(exact(installment.principal), paidPrincipal)
   const owedInterest = minus(exact(installment.interest), paidInterest)
-  const figures = { paid: plus(paidPrincipal, paidInterest), owedPrincipal, owedInterest, owed: plus(owedPrincipal, owedInterest) }
-  if (Object.isFrozen(installment)) storedFigures.set(installment, figures)
-  return figures
+  return { paid: plus(paidPrincipal, paidInterest), owedPrincipal, owedInterest, owed: plus(owedPrincipal, owedInterest) }
 }
 
-/** A new installment object with the amounts of the one it replaces (a disbursement moves due dates only) takes over its figures. */
-const carryFigures = (before: readonly InstallmentPosition[], after: readonly InstallmentPosition[]): void => {
-  if (before.length !== after.length) return
-  for (let index = 0; index < after.length; index++) {
-    const previous = before[index]
-    const next = after[index]
-    if (previous === undefined || next === undefined || previous === next || storedFigures.has(next)) continue
-    const known = storedFigures.get(previous)
-    if (known !== undefined && previous.principal === next.principal && previous.interest === next.interest
-      && previous.paidPrincipal === next.paidPrincipal && previous.paidInterest === next.paidInterest) storedFigures.set(next, known)
+/**
+ * The figures of the installments one event looks at, each read once: a
+ * table per event rather than one kept beside every stored installment
+ * (a rebuild made that table a million entries long, and its lookups cost
+ * more than reading the few amounts an event changes).
+ */
+type Positions = (installment: InstallmentPosition) => InstallmentFigures
+
+const positionsOfOneEvent = (): Positions => {
+  const read = new Map<InstallmentPosition, InstallmentFigures>()
+  return (installment) => {
+    let figures = read.get(installment)
+    if (figures === undefined) {
+      figures = positionOf(installment)
+      read.set(installment, figures)
+    }
+    return figures
   }
 }
+
+/** Two versions of an installment owe and have paid the same (a disbursement moves due dates only). */
+const sameAmounts = (a: InstallmentPosition, b: InstallmentPosition): boolean =>
+  a === b || (a.principal === b.principal && a.interest === b.interest && a.paidPrincipal === b.paidPrincipal && a.paidInterest === b.paidInterest)
 
 /** What a schedule owes and has paid, exactly, and where its first installment with anything owed is (-1: none). */
 interface ScheduleFigures {
@@ -127,16 +127,17 @@ interface ScheduleFigures {
  * Figures of frozen installment arrays: a credit event replaces a few
  * installments of its credit's array at most, so the next array's figures are
  * this one's with the replaced installments' amounts taken out and the new
- * ones' put in, rather than a sum over every installment again.
+ * ones' put in, rather than a sum over every installment again. An entry
+ * lives as long as its array, i.e. about one per credit.
  */
 const storedScheduleFigures = new WeakMap<readonly InstallmentPosition[], ScheduleFigures>()
 
-const summedFigures = (installments: readonly InstallmentPosition[]): ScheduleFigures => {
+const summedFigures = (installments: readonly InstallmentPosition[], positions: Positions): ScheduleFigures => {
   const figures: ScheduleFigures = { principal: ZERO, interest: ZERO, total: ZERO, paidTotal: ZERO, installmentsPaid: 0, firstOwed: -1 }
   for (let index = 0; index < installments.length; index++) {
     const installment = installments[index]
     if (installment === undefined) continue
-    const position = positionOf(installment)
+    const position = positions(installment)
     figures.principal = plus(figures.principal, position.owedPrincipal)
     figures.interest = plus(figures.interest, position.owedInterest)
     figures.total = plus(figures.total, position.owed)
@@ -148,21 +149,23 @@ const summedFigures = (installments: readonly InstallmentPosition[]): ScheduleFi
 }
 
 /** `after`'s figures from `before`'s (known), installments at the same places: only the replaced ones are read. */
-const changedFigures = (before: readonly InstallmentPosition[], known: ScheduleFigures, after: readonly InstallmentPosition[]): ScheduleFigures => {
+const changedFigures = (
+  before: readonly InstallmentPosition[], known: ScheduleFigures, after: readonly InstallmentPosition[], positions: Positions,
+): ScheduleFigures => {
   const figures = { ...known, firstOwed: -1 }
   for (let index = 0; index < after.length; index++) {
     const previous = before[index]
     const next = after[index]
     if (previous === undefined || next === undefined) continue
-    if (previous === next) {
+    if (sameAmounts(previous, next)) {
       // Before the first installment that owed anything every unchanged one is paid; the first itself owes; beyond it, look.
-      if (figures.firstOwed < 0 && (index === known.firstOwed || (index > known.firstOwed && known.firstOwed >= 0 && !isZero(positionOf(next).owed)))) {
+      if (figures.firstOwed < 0 && (index === known.firstOwed || (index > known.firstOwed && known.firstOwed >= 0 && !isZero(positions(next).owed)))) {
         figures.firstOwed = index
       }
       continue
     }
-    const was = positionOf(previous)
-    const now = positionOf(next)
+    const was = positions(previous)
+    const now = positions(next)
     figures.principal = plus(minus(figures.principal, was.owedPrincipal), now.owedPrincipal)
     figures.interest = plus(minus(figures.interest, was.owedInterest), now.owedInterest)
     figures.total = plus(minus(figures.total, was.owed), now.owed)
@@ -174,18 +177,20 @@ const changedFigures = (before: readonly InstallmentPosition[], known: ScheduleF
 }
 
 /** Figures of a frozen installment array, from those of the array it replaced when known. */
-const scheduleFiguresOf = (installments: readonly InstallmentPosition[], replaced?: readonly InstallmentPosition[]): ScheduleFigures => {
+const scheduleFiguresOf = (
+  installments: readonly InstallmentPosition[], replaced: readonly InstallmentPosition[] | undefined, positions: Positions,
+): ScheduleFigures => {
   const stored = storedScheduleFigures.get(installments)
   if (stored !== undefined) return stored
   const known = replaced === undefined || replaced.length !== installments.length ? undefined : storedScheduleFigures.get(replaced)
-  const figures = known === undefined || replaced === undefined ? summedFigures(installments) : changedFigures(replaced, known, installments)
+  const figures = known === undefined || replaced === undefined ? summedFigures(installments, positions) : changedFigures(replaced, known, installments, positions)
   if (Object.isFrozen(installments)) storedScheduleFigures.set(installments, figures)
   return figures
 }
 
 /** `previous`: the installments of the state this one evolved from, whose figures may already be known. */
-export const creditFigures = (state: CreditState, previous?: readonly InstallmentPosition[]): CreditFigures => {
-  const figures = scheduleFiguresOf(state.installments, previous)
+export const creditFigures = (state: CreditState, previous?: readonly InstallmentPosition[], positions: Positions = positionOf): CreditFigures => {
+  const figures = scheduleFiguresOf(state.installments, previous, positions)
   const currency = state.currency === '' ? undefined : state.currency
   return {
     outstandingPrincipal: toMoneyText(figures.principal, currency),
@@ -204,10 +209,28 @@ const statusOf = (position: InstallmentFigures): InstallmentDoc['status'] => {
 
 export const installmentStatus = (installment: InstallmentPosition): InstallmentDoc['status'] => statusOf(positionOf(installment))
 
-const installmentDoc = (state: CreditState, status: CreditStateName, installment: InstallmentPosition): InstallmentDoc => {
-  const position = positionOf(installment)
+/** What the document shows of an installment's amounts: the stored document's when the amounts did not change (status and dates moves). */
+const amountsShown = (installment: InstallmentPosition, currency: string, current: InstallmentDoc | null, positions: Positions) => {
+  if (current !== null && sameAmounts(current, installment)) return { paidAmount: current.paidAmount, outstanding: current.outstanding, status: current.status }
+  const position = positions(installment)
+  return { paidAmount: toMoneyText(position.paid, currency), outstanding: toMoneyText(position.owed, currency), status: statusOf(position) }
+}
+
+// Fields written out rather than spread: a rebuild makes over a million of these, and a spread of a parsed object takes the slow path.
+const installmentDoc = (
+  state: CreditState, status: CreditStateName, installment: InstallmentPosition, current: InstallmentDoc | null, positions: Positions, position: number,
+): InstallmentDoc => {
+  const { paidAmount, outstanding, status: installmentState } = amountsShown(installment, state.currency, current, positions)
   return {
-    ...installment,
+    installmentId: installment.installmentId,
+    number: installment.number,
+    dueDate: installment.dueDate,
+    principal: installment.principal,
+    interest: installment.interest,
+    amount: installment.amount,
+    paidPrincipal: installment.paidPrincipal,
+    paidInterest: installment.paidInterest,
+    paidAt: installment.paidAt,
     _id: installment.installmentId,
     organizationId: state.organizationId,
     creditId: state.creditId,
@@ -215,10 +238,11 @@ const installmentDoc = (state: CreditState, status: CreditStateName, installment
     debtorId: state.debtorId,
     currency: state.currency,
     creditState: status,
-    paidAmount: toMoneyText(position.paid, state.currency),
-    outstanding: toMoneyText(position.owed, state.currency),
-    status: statusOf(position),
+    paidAmount,
+    outstanding,
+    status: installmentState,
     disbursedAt: state.disbursedAt,
+    _position: position,
   }
 }
 
@@ -261,12 +285,9 @@ const freezeInstallments = (before: readonly InstallmentPosition[], after: Insta
   Object.freeze(after)
 }
 
-/** Installments a credit event changed: all of them when the state or the schedule moved, else the ones a payment reached. */
+/** Installments a credit event changed: all of them when the state or the schedule moved, else the ones a payment replaced. */
 const touchedInstallments = (event: CreditEventOf, before: CreditState, after: CreditState): InstallmentPosition[] => {
-  if (event.type === 'CreditPaymentApplied') {
-    const reached = new Set(event.data.allocations.map((a) => a.installmentId))
-    return after.installments.filter((i) => reached.has(i.installmentId))
-  }
+  if (event.type === 'CreditPaymentApplied') return after.installments.filter((installment, index) => installment !== before.installments[index])
   return before.status !== after.status || event.type === 'CreditDisbursed' ? after.installments : []
 }
 
@@ -279,16 +300,16 @@ const projectCredit = async (store: ReadStore, creditId: string, event: CreditEv
   const before: CreditState = current ?? creditAggregate.initialState()
   const after = creditAggregate.evolve(before, event)
   if (after.status === 'none') return
-  // Frozen now rather than when the credit document is stored, so the figures of each installment are computed once.
+  // Frozen now rather than when the credit document is stored, so the schedule's figures are kept for the next event (see storedScheduleFigures).
   freezeInstallments(before.installments, after.installments)
-  carryFigures(before.installments, after.installments)
+  const positions = positionsOfOneEvent()
   const debtor = current?.debtor ?? debtorOf(await store.collection<DebtorSummary>(debtors).get(after.debtorId))
   const status = after.status
   const installmentDocs = store.collection<InstallmentDoc>(installments)
   for (const installment of touchedInstallments(event, before, after)) {
-    await applyAt(installmentDocs, installment.installmentId, position, () => installmentDoc(after, status, installment))
+    await applyAt(installmentDocs, installment.installmentId, position, (stored) => installmentDoc(after, status, installment, stored, positions, position))
   }
-  await applyAt(creditDocs, after.creditId, position, () => ({ ...after, ...creditFigures(after, before.installments), _id: after.creditId, debtor }))
+  await applyAt(creditDocs, after.creditId, position, () => ({ ...after, ...creditFigures(after, before.installments, positions), _id: after.creditId, debtor }))
 }
 
 const refreshDebtorOnCredits = async (creditDocs: ReadCollection<CreditDoc>, summary: DebtorSummary, position: number) => {

@@ -49,7 +49,7 @@ export const webhookResponseValuesProjection = defineProjection({
     if (event.type === 'WebhookSendStarted') {
       const { sendId, organizationId, creditId, tag } = event.data
       if (creditId === null) return
-      return applyAt(pendingDocs, sendId, position, () => ({ _id: sendId, organizationId, creditId, tag }))
+      return applyAt(pendingDocs, sendId, position, () => ({ _id: sendId, organizationId, creditId, tag, _position: position }))
     }
     const { sendId, webhookId, outcome, responseQueryResults, completedAt } = event.data
     const send = await pendingDocs.get(sendId)
@@ -60,7 +60,7 @@ export const webhookResponseValuesProjection = defineProjection({
         const fresh = new Map(results.map(([query, value]) => [query, { query, json: JSON.stringify(value ?? null), sendId, webhookId, completedAt }]))
         return {
           _id: valuesId(send.creditId, send.tag), organizationId: send.organizationId, creditId: send.creditId, tag: send.tag,
-          values: [...(current?.values ?? []).filter((v) => !fresh.has(v.query)), ...fresh.values()],
+          values: [...(current?.values ?? []).filter((v) => !fresh.has(v.query)), ...fresh.values()], _position: position,
         }
       })
     }

@@ -13,6 +13,16 @@ export type WebhookSendDoc = Omit<WebhookSendStarted['data'], 'sendId'>
     completedAt: string | null
   }
 
+type Outcome = Pick<WebhookSendDoc, 'status' | 'request' | 'response' | 'auth' | 'error' | 'responseQueryResults' | 'durationMs' | 'completedAt'>
+
+/** A send's document with its outcome, written out field by field (why: see `orderDoc` in paymentOrders.ts). */
+const withOutcome = (doc: WebhookSendDoc, outcome: Outcome, position: number): WebhookSendDoc => ({
+  _id: doc._id, organizationId: doc.organizationId, webhookId: doc.webhookId, tag: doc.tag, trigger: doc.trigger, creditId: doc.creditId,
+  orderId: doc.orderId, status: outcome.status, request: outcome.request, response: outcome.response, auth: outcome.auth, error: outcome.error,
+  responseQueryResults: outcome.responseQueryResults, durationMs: outcome.durationMs, startedAt: doc.startedAt, completedAt: outcome.completedAt,
+  _position: position,
+})
+
 const collection = { name: 'webhook_sends', indexes: [{ organizationId: 1 }, { webhookId: 1 }, { creditId: 1 }, { status: 1 }] } as const
 
 export const webhookSendsProjection = defineProjection({
@@ -26,19 +36,20 @@ export const webhookSendsProjection = defineProjection({
         const { sendId, organizationId, webhookId, tag, trigger, creditId, orderId, request, startedAt } = event.data
         return applyAt(docs, sendId, position, (): WebhookSendDoc => ({
           _id: sendId, organizationId, webhookId, tag, trigger, creditId, orderId, status: 'started', request,
-          response: null, auth: null, error: null, responseQueryResults: {}, durationMs: null, startedAt, completedAt: null,
+          response: null, auth: null, error: null, responseQueryResults: {}, durationMs: null, startedAt, completedAt: null, _position: position,
         }))
       }
       case 'WebhookSendCompleted': {
         const { outcome, request, response, auth, error, responseQueryResults, durationMs, completedAt } = event.data
-        return updateAt(docs, event.data.sendId, position, (doc) => ({
-          ...doc, status: outcome, request: request ?? doc.request, response, auth, error, responseQueryResults, durationMs, completedAt,
-        }))
+        return updateAt(docs, event.data.sendId, position, (doc) => withOutcome(doc, {
+          status: outcome, request: request ?? doc.request, response, auth, error, responseQueryResults, durationMs, completedAt,
+        }, position))
       }
       case 'WebhookSendOutcomeUnknown':
-        return updateAt(docs, event.data.sendId, position, (doc): WebhookSendDoc => ({
-          ...doc, status: 'unknown', error: { code: 'OUTCOME_UNKNOWN', message: event.data.reason }, completedAt: event.data.recordedAt,
-        }))
+        return updateAt(docs, event.data.sendId, position, (doc) => withOutcome(doc, {
+          status: 'unknown', request: doc.request, response: doc.response, auth: doc.auth, error: { code: 'OUTCOME_UNKNOWN', message: event.data.reason },
+          responseQueryResults: doc.responseQueryResults, durationMs: doc.durationMs, completedAt: event.data.recordedAt,
+        }, position))
       default: {
         const _never: never = event
         return _never
