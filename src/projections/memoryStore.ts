@@ -1,6 +1,6 @@
 import { documentMatcher, sortDocuments } from './documentQuery.js'
 import { deepFreeze } from '../shared/freeze.js'
-import { specOf, type CollectionSpec, type Filter, type FindOptions, type ImmediateReads, type ReadCollection, type ReadDocument, type ReadStore } from './readStore.js'
+import { specOf, type CollectionSpec, type Filter, type FindOptions, type InProcessAccess, type ReadCollection, type ReadDocument, type ReadStore } from './readStore.js'
 
 type Key = string | number | boolean
 
@@ -98,25 +98,33 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
     this.indexes = [...fields].map((field) => new EqualityIndex(field))
   }
 
-  readonly immediate: ImmediateReads<T> = {
+  /**
+   * Documents are frozen when first handed out (get, find, stream), not when
+   * stored: the guard's `current` sees them unfrozen, so the versions a
+   * rebuild writes and replaces before anyone reads them are never walked to
+   * be frozen.
+   */
+  readonly inProcess: InProcessAccess<T> = {
     get: (id) => {
       const doc = this.docs.get(id)
       return doc === undefined ? null : deepFreeze(doc)
     },
     findOne: (filter) => {
-      const query = documentMatcher(filter)
-      for (const doc of this.candidates(filter)) if (query(doc)) return deepFreeze(doc)
-      return null
+      const found = this.first(filter)
+      return found === null ? null : deepFreeze(found)
     },
     find: (filter, options = {}) => this.select(filter, options),
+    current: (id) => this.docs.get(id),
+    store: (doc, previous) => this.store(doc, previous),
+    remove: (id) => this.remove(id),
   }
 
   async get(id: string): Promise<T | null> {
-    return this.immediate.get(id)
+    return this.inProcess.get(id)
   }
 
   async findOne(filter: Filter): Promise<T | null> {
-    return this.immediate.findOne(filter)
+    return this.inProcess.findOne(filter)
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
@@ -152,21 +160,11 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
     this.store(doc)
   }
 
-  /**
-   * The document as stored, for a projection about to replace it (see
-   * applyAt): not frozen, so the versions a rebuild writes and replaces before
-   * anyone reads them are never walked to be frozen.
-   */
-  current(id: string): T | undefined {
-    return this.docs.get(id)
-  }
-
   /** Every document, in no particular order. */
   values(): IterableIterator<T> {
     return this.docs.values()
   }
 
-  /** Documents are frozen when first handed out (get, find, stream), not when stored. */
   store(doc: T, previous: T | null = this.docs.get(doc._id) ?? null): void {
     this.docs.set(doc._id, doc)
     // An index entry moves only when its value changes: a stream iterating an index meanwhile neither repeats nor skips the document.
@@ -195,6 +193,21 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
     const doomed = [...this.candidates(filter)].filter((doc) => query(doc))
     for (const doc of doomed) this.remove(doc._id)
     return doomed.length
+  }
+
+  /** The first matching document, or null; the ids walked directly, as in `select`. */
+  private first(filter: Filter): T | null {
+    const query = documentMatcher(filter)
+    const ids = this.candidateIds(filter)
+    if (ids === undefined) {
+      for (const doc of this.docs.values()) if (query(doc)) return doc
+      return null
+    }
+    for (const id of ids) {
+      const doc = this.docs.get(id)
+      if (doc !== undefined && query(doc)) return doc
+    }
+    return null
   }
 
   private select(filter: Filter, options: FindOptions): T[] {

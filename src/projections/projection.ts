@@ -27,21 +27,6 @@ export const defineProjection = <T extends DomainEventType>(definition: {
   }
 }
 
-/**
- * What the embedded store offers the guard: its documents synchronously and
- * not yet frozen (they are frozen when handed out to readers), so a rebuild
- * neither awaits nor freezes the versions it replaces before anyone reads them.
- */
-interface InProcessCollection<T extends ReadDocument> {
-  current(id: string): T | undefined
-  /** `previous`: the stored document it replaces, as `current` answered it (null: none), so the store need not look it up again. */
-  store(doc: T, previous?: T | null): void
-  remove(id: string): void
-}
-
-const inProcess = <T extends ReadDocument>(collection: ReadCollection<T>): collection is ReadCollection<T> & InProcessCollection<T> =>
-  'current' in collection && typeof collection.current === 'function'
-
 const done = Promise.resolve()
 
 /**
@@ -59,14 +44,16 @@ export const applyAt = <T extends ReadDocument>(
   position: number,
   change: (current: T | null) => T | null,
 ): Promise<void> => {
-  if (!inProcess(collection)) return applyThrough(collection, id, position, change)
+  // The embedded store's documents are read and written at once: a rebuild neither awaits nor freezes the versions it replaces.
+  const local = collection.inProcess
+  if (local === undefined) return applyThrough(collection, id, position, change)
   try {
-    const current = collection.current(id) ?? null
+    const current = local.current(id) ?? null
     if (current !== null && (current._position ?? 0) >= position) return done
     const next = change(current)
     if (next === null) {
-      if (current !== null) collection.remove(id)
-    } else collection.store(stamped(next, current, id, position), current)
+      if (current !== null) local.remove(id)
+    } else local.store(stamped(next, current, id, position), current)
     return done
   } catch (error) {
     return Promise.reject(error)
@@ -106,7 +93,7 @@ const stamped = <T extends ReadDocument>(next: T, current: T | null, id: string,
 
 /** The document a projection is about to replace, as the guard sees it (unfrozen in the embedded store): read it, never edit it. */
 export const currentOf = <T extends ReadDocument>(collection: ReadCollection<T>, id: string): Promise<T | null> =>
-  inProcess(collection) ? Promise.resolve(collection.current(id) ?? null) : collection.get(id)
+  collection.inProcess === undefined ? collection.get(id) : Promise.resolve(collection.inProcess.current(id) ?? null)
 
 /** Changes an existing document only; an event about a document the model never saw is ignored. */
 export const updateAt = <T extends ReadDocument>(

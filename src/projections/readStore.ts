@@ -22,11 +22,21 @@ export interface CollectionSpec {
   indexes?: ReadonlyArray<Readonly<Record<string, 1 | -1>>>
 }
 
-/** The lookups a store can answer synchronously because its documents are in process memory. */
-export interface ImmediateReads<T extends ReadDocument> {
+/**
+ * What a collection whose documents are in process memory offers besides
+ * promises: lookups answered now (documents frozen, as handed out), and the
+ * projection guard's access, which reads a stored document unfrozen before
+ * replacing it (read it, never edit it) and writes at once.
+ */
+export interface InProcessAccess<T extends ReadDocument> {
   get(id: string): T | null
   findOne(filter: Filter): T | null
   find(filter: Filter, options?: FindOptions): T[]
+  /** The stored document as it is, not frozen: for the guard about to replace it. */
+  current(id: string): T | undefined
+  /** `previous`: the stored document it replaces, as `current` answered it (null: none), so the store need not look it up again. */
+  store(doc: T, previous?: T | null): void
+  remove(id: string): void
 }
 
 /** The lookups of a collection answered now where the store can, as promises otherwise. */
@@ -38,7 +48,7 @@ export interface MaybeReads<T extends ReadDocument> {
 
 export interface ReadCollection<T extends ReadDocument> {
   /** Present on stores holding their documents in process memory (the embedded memory store). */
-  readonly immediate?: ImmediateReads<T>
+  readonly inProcess?: InProcessAccess<T>
   get(id: string): Promise<T | null>
   findOne(filter: Filter): Promise<T | null>
   find(filter: Filter, options?: FindOptions): Promise<T[]>
@@ -64,6 +74,6 @@ export interface ReadStore {
 }
 
 /** A collection's lookups, without a promise where its store answers from memory: for reads on every request's path. */
-export const readsOf = <T extends ReadDocument>(collection: ReadCollection<T>): MaybeReads<T> => collection.immediate ?? collection
+export const readsOf = <T extends ReadDocument>(collection: ReadCollection<T>): MaybeReads<T> => collection.inProcess ?? collection
 
 export const specOf = (spec: CollectionSpec | string): CollectionSpec => (typeof spec === 'string' ? { name: spec } : spec)
