@@ -195,34 +195,35 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
     return doomed.length
   }
 
-  /** The first matching document, or null; the ids walked directly, as in `select`. */
+  /** The first matching document, or null. */
   private first(filter: Filter): T | null {
+    return this.matching(filter, 1)[0] ?? null
+  }
+
+  /**
+   * The documents matching the filter, up to `enough` of them, narrowed by
+   * the candidates' ids. The ids are walked directly: a generator per request
+   * costs more than the few documents most lookups find.
+   */
+  private matching(filter: Filter, enough = Number.POSITIVE_INFINITY): T[] {
     const query = documentMatcher(filter)
+    const found: T[] = []
     const ids = this.candidateIds(filter)
     if (ids === undefined) {
-      for (const doc of this.docs.values()) if (query(doc)) return doc
-      return null
+      for (const doc of this.docs.values()) if (query(doc) && found.push(doc) >= enough) break
+    } else {
+      for (const id of ids) {
+        const doc = this.docs.get(id)
+        if (doc !== undefined && query(doc) && found.push(doc) >= enough) break
+      }
     }
-    for (const id of ids) {
-      const doc = this.docs.get(id)
-      if (doc !== undefined && query(doc)) return doc
-    }
-    return null
+    return found
   }
 
   private select(filter: Filter, options: FindOptions): T[] {
-    const query = documentMatcher(filter)
-    const matching: T[] = []
-    const ids = this.candidateIds(filter)
-    if (ids === undefined) {
-      for (const doc of this.docs.values()) if (query(doc)) matching.push(doc)
-    } else {
-      // The ids walked here directly: a generator per request costs more than the few documents most lookups find.
-      for (const id of ids) {
-        const doc = this.docs.get(id)
-        if (doc !== undefined && query(doc)) matching.push(doc)
-      }
-    }
+    // Without a sort, the page's end is known before reading: stop there.
+    const end = options.sort === undefined && options.limit !== undefined ? (options.skip ?? 0) + options.limit : undefined
+    const matching = this.matching(filter, end)
     const sorted = options.sort === undefined ? matching : sortDocuments(matching, options.sort)
     const from = options.skip ?? 0
     const page = from === 0 && options.limit === undefined ? sorted : sorted.slice(from, options.limit === undefined ? undefined : from + options.limit)
