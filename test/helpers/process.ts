@@ -11,6 +11,12 @@ export interface ServerProcess {
   /** Every line the process printed so far. */
   lines: string[]
   exited: Promise<number | null>
+  /**
+   * The first line, printed already or later, that satisfies `wanted`. The
+   * plain lines the CLI prints and pino's JSON lines reach the pipes in no
+   * fixed order, so a test needing a log line waits for it.
+   */
+  lineWhere: (wanted: (line: string) => boolean, timeoutMs?: number) => Promise<string>
 }
 
 /**
@@ -28,18 +34,52 @@ export const spawnServer = (env: Record<string, string>, options: { asCommand?: 
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     const lines: string[] = []
+    const waiters = new Set<(line: string) => void>()
     const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)))
+    // 'close' comes once the pipes are drained too (the service a command started may hold them longer).
+    const closed = new Promise<void>((done) => child.once('close', () => done()))
+    const lineWhere = (wanted: (line: string) => boolean, timeoutMs = 10_000): Promise<string> =>
+      new Promise((found, missing) => {
+        const seen = lines.find(wanted)
+        if (seen !== undefined) {
+          found(seen)
+          return
+        }
+        const stop = () => {
+          clearTimeout(deadline)
+          waiters.delete(waiter)
+        }
+        const waiter = (line: string) => {
+          if (!wanted(line)) return
+          stop()
+          found(line)
+        }
+        const deadline = setTimeout(() => {
+          stop()
+          missing(new Error(`no such line within ${timeoutMs} ms:\n${lines.join('\n')}`))
+        }, timeoutMs)
+        waiters.add(waiter)
+        void closed.then(() => {
+          if (!waiters.has(waiter)) return
+          stop()
+          missing(new Error(`the process closed its output first:\n${lines.join('\n')}`))
+        })
+      })
+    const record = (line: string) => {
+      lines.push(line)
+      for (const waiter of [...waiters]) waiter(line)
+    }
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${lines.join('\n')}`)), 30_000)
     const onLine = (line: string) => {
-      lines.push(line)
+      record(line)
       const match = /listening on (http:\/\/\S+)/.exec(line)
       if (match?.[1] !== undefined) {
         clearTimeout(timer)
-        resolve({ child, url: match[1], lines, exited })
+        resolve({ child, url: match[1], lines, exited, lineWhere })
       }
     }
     if (child.stdout !== null) readline.createInterface({ input: child.stdout }).on('line', onLine)
-    if (child.stderr !== null) readline.createInterface({ input: child.stderr }).on('line', (line) => lines.push(line))
+    if (child.stderr !== null) readline.createInterface({ input: child.stderr }).on('line', record)
     void exited.then((code) => {
       clearTimeout(timer)
       reject(new Error(`server exited with ${code}:\n${lines.join('\n')}`))

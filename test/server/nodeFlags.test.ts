@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import t from 'tap'
 import { missingNodeFlags, SERVICE_NODE_FLAGS } from '../../src/shared/nodeFlags.js'
 import { tempDir } from '../helpers/config.js'
-import { spawnServer } from '../helpers/process.js'
+import { spawnServer, type ServerProcess } from '../helpers/process.js'
 
 t.test('the service V8 flags are added only where neither the command line nor NODE_OPTIONS sets them', async (t) => {
   t.same(missingNodeFlags([], ''), SERVICE_NODE_FLAGS)
@@ -11,14 +11,17 @@ t.test('the service V8 flags are added only where neither the command line nor N
   t.same(missingNodeFlags(['--import', 'tsx'], '--max-old-space-size=4096'), SERVICE_NODE_FLAGS, 'other flags do not count')
 })
 
-/** The pid the service logs (pino writes it on every line). */
-const loggedPid = (lines: readonly string[]): number | undefined => {
-  for (const line of lines) {
-    if (!line.startsWith('{')) continue
-    const pid: unknown = (JSON.parse(line) as { pid?: unknown }).pid
-    if (typeof pid === 'number') return pid
-  }
-  return undefined
+const pidOf = (line: string): number | undefined => {
+  if (!line.startsWith('{')) return undefined
+  const pid: unknown = (JSON.parse(line) as { pid?: unknown }).pid
+  return typeof pid === 'number' ? pid : undefined
+}
+
+/** The pid the service logs (pino writes it on every line, which may reach the pipe after the CLI's plain "listening" line). */
+const loggedPid = async (server: ServerProcess): Promise<number> => {
+  const pid = pidOf(await server.lineWhere((line) => pidOf(line) !== undefined))
+  if (pid === undefined) throw new Error('unreachable: the line was chosen for its pid')
+  return pid
 }
 
 const gone = async (pid: number): Promise<void> => {
@@ -35,8 +38,7 @@ const gone = async (pid: number): Promise<void> => {
 t.test('started without its flags, the command runs the service in a child given them, which stops with it', async (t) => {
   const server = await spawnServer({ DATA_DIR: tempDir(), ADMIN_CLIENT_ID: 'flags-admin', ADMIN_CLIENT_SECRET: 'flags-secret' }, { asCommand: true })
   t.teardown(() => { server.child.kill('SIGKILL') })
-  const service = loggedPid(server.lines)
-  if (service === undefined) throw new Error(`no pid logged:\n${server.lines.join('\n')}`)
+  const service = await loggedPid(server)
   t.not(service, server.child.pid, 'the service is another process')
   const argv = fs.readFileSync(`/proc/${service}/cmdline`, 'utf8').split('\0')
   for (const flag of SERVICE_NODE_FLAGS) t.ok(argv.includes(flag), `the service runs with ${flag}`)
@@ -44,13 +46,13 @@ t.test('started without its flags, the command runs the service in a child given
   server.child.kill('SIGTERM')
   t.equal(await server.exited, 0, 'a SIGTERM is forwarded and the command exits as the service does')
   await gone(service)
-  t.ok(server.lines.some((line) => line.includes('shutting down')), 'the service shut down cleanly')
+  t.ok(await server.lineWhere((line) => line.includes('shutting down')), 'the service shut down cleanly')
 })
 
 t.test('when the starting process is killed outright, the service it started stops too', async (t) => {
   const server = await spawnServer({ DATA_DIR: tempDir(), ADMIN_CLIENT_ID: 'flags-admin', ADMIN_CLIENT_SECRET: 'flags-secret' }, { asCommand: true })
-  const service = loggedPid(server.lines)
-  if (service === undefined) throw new Error(`no pid logged:\n${server.lines.join('\n')}`)
+  t.teardown(() => { server.child.kill('SIGKILL') })
+  const service = await loggedPid(server)
   t.teardown(() => { try { process.kill(service, 'SIGKILL') } catch { /* already gone */ } })
   server.child.kill('SIGKILL')
   await gone(service)
