@@ -287,8 +287,9 @@ const results = (scenario: Scenario, report: Report): BenchResult[] => {
       result: { value: report.exportPeakRss / MiB, unit: 'MiB' },
       baseline: { name: 'same process while csv-stringify alone wrote the rows', value: report.baselinePeakRss / MiB, unit: 'MiB' },
       ratio: null,
-      target: '< 300 MiB',
-      met: report.exportPeakRss / MiB < 300,
+      // The issue says 300 MB: decimal megabytes, 286 MiB.
+      target: '< 300 MB (286 MiB)',
+      met: report.exportPeakRss < 300e6,
       details: {
         readStore: scenario, loadedMiB: report.loadedRss / MiB, exportGrowthMiB: (report.exportPeakRss - report.loadedRss) / MiB,
         baselineGrowthMiB: (report.baselinePeakRss - report.loadedRss) / MiB, seedSeconds: report.seedSeconds,
