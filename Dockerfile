@@ -7,4 +7,5 @@ COPY src ./src
 COPY tsconfig.json ./
 ENV NODE_ENV=production
 EXPOSE 8080
-CMD ["node", "bin/credit-service.js", "serve"]
+# The service's V8 flags given here keep it one process (without them bin/credit-service.js starts it again as a child with them; a test keeps this list in step with src/shared/nodeFlags.ts).
+CMD ["node", "--max-semi-space-size=32", "bin/credit-service.js", "serve"]

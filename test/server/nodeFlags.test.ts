@@ -17,6 +17,18 @@ const pidOf = (line: string): number | undefined => {
   return typeof pid === 'number' ? pid : undefined
 }
 
+t.test('the container image starts the service with its V8 flags, so it runs as one process', async (t) => {
+  const dockerfile = fs.readFileSync(new URL('../../Dockerfile', import.meta.url), 'utf8')
+  const cmd = /^CMD (\[.*\])$/m.exec(dockerfile)?.[1]
+  if (cmd === undefined) throw new Error('the Dockerfile has no CMD in exec form')
+  const argv: unknown = JSON.parse(cmd)
+  if (!Array.isArray(argv) || !argv.every((arg): arg is string => typeof arg === 'string')) throw new Error(`CMD is not a list of strings: ${cmd}`)
+  t.equal(argv[0], 'node')
+  const script = argv.indexOf('bin/credit-service.js')
+  t.ok(script > 0, 'it runs bin/credit-service.js')
+  t.same(missingNodeFlags(argv.slice(1, script), ''), [], 'no service flag is left for a second process to add')
+})
+
 /** The pid the service logs (pino writes it on every line, which may reach the pipe after the CLI's plain "listening" line). */
 const loggedPid = async (server: ServerProcess): Promise<number> => {
   const pid = pidOf(await server.lineWhere((line) => pidOf(line) !== undefined))
