@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util'
 import { SingleBar, Presets } from 'cli-progress'
 import { loadDemo } from './demo/index.js'
 import { bootstrap } from './identity/bootstrap.js'
+import type { ProjectionTiming } from './projections/runner.js'
 import { createRuntime } from './runtime.js'
 import { startServer } from './server.js'
 import { loadConfig } from './shared/config.js'
@@ -10,7 +11,9 @@ const usage = `credit-service <command>
 
   serve                          start the HTTP service (same as npm start)
   bootstrap                      create the first organization and administrator client if the store is empty
-  projections rebuild [name...]  drop and rebuild read models from the event log (all when no name)
+  projections rebuild [name...] [--timings]
+                                 drop and rebuild read models from the event log (all when no name);
+                                 --timings also prints each projection's time per event type
   projections list               the projections and their positions
   events read <stream> [--from N] [--limit N]   a stream's events as JSON lines
   events tail [--from POSITION] [--no-follow]   the global log as JSON lines (default: last 10, then live)
@@ -55,6 +58,15 @@ const withRuntime = async <T>(work: (runtime: Awaited<ReturnType<typeof createRu
     return await work(runtime)
   } finally {
     await runtime.close()
+  }
+}
+
+const printTimings = (timings: readonly ProjectionTiming[]) => {
+  const total = timings.reduce((sum, row) => sum + row.milliseconds, 0)
+  print(`time in projections: ${Math.round(total).toLocaleString('en-US')} ms, by projection and event type (slowest first):`)
+  for (const row of timings) {
+    const perEvent = (row.milliseconds * 1000) / row.events
+    print(`  ${row.projection} ${row.eventType}: ${row.events.toLocaleString('en-US')} event${row.events === 1 ? '' : 's'}, ${Math.round(row.milliseconds).toLocaleString('en-US')} ms, ${perEvent.toFixed(1)} µs/event`)
   }
 }
 
@@ -103,11 +115,16 @@ const main = async (argv: string[]) => {
       }
       if (sub !== 'rebuild') break
       return withRuntime(async (runtime) => {
+        const { values, positionals: names } = parseArgs({ args: rest, allowPositionals: true, options: { timings: { type: 'boolean', default: false } } })
         const bar = progressBar()
-        await runtime.projections.rebuild(rest, (position, head) => bar.update(position, head))
+        const onProgress = (position: number, head: number) => bar.update(position, head)
+        let timings: ProjectionTiming[] | null = null
+        if (values.timings) timings = await runtime.projections.timedRebuild(names, onProgress)
+        else await runtime.projections.rebuild(names, onProgress)
         bar.stop()
         const status = await runtime.projections.status()
         for (const p of status.projections) print(`${p.name}: position ${p.position}${p.failed === null ? '' : `, FAILED: ${p.failed}`}`)
+        if (timings !== null) printTimings(timings)
         if (!runtime.readStore.persistent) print('(embedded read store: the service loads the snapshot of its last clean stop, or rebuilds its read models, at start; this run verified the rebuild)')
       }, false)
     case 'events': {

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { pino } from 'pino'
 import { CommandHandler } from '../../src/commands/handler.js'
 import { createOrganization } from '../../src/commands/identity.js'
@@ -13,6 +13,7 @@ import { ManualClock } from '../../src/shared/clock.js'
 import { newId } from '../../src/shared/ids.js'
 
 const logger = pino({ level: 'silent' })
+const organizationsHandle: ReadonlySet<string> = new Set(allProjections.find((p) => p.name === 'organizations')?.handles ?? [])
 const context = { organizationId: null, actorId: 'a', correlationId: 'c' }
 
 const snapshot = async (store: ReadStore) => {
@@ -35,7 +36,8 @@ const seed = async (commands: CommandHandler, clock: ManualClock) => {
   }
 }
 
-t.test('a rebuild from zero gives the same documents as live processing, and so does a second one', async (t) => {
+/** A runner following a seeded log live, with the documents it built. */
+const seededRunner = async (t: Test) => {
   const eventStore = new SqliteEventStore({ file: ':memory:' })
   const readStore = new MemoryReadStore()
   const runner = new ProjectionRunner(eventStore, readStore, allProjections, { logger })
@@ -43,14 +45,36 @@ t.test('a rebuild from zero gives the same documents as live processing, and so 
   await runner.start()
   const clock = new ManualClock()
   const commands = new CommandHandler({ eventStore, clock, maxRetries: 1 })
-  await seed(commands, clock)
-  t.ok(await runner.waitFor(await eventStore.headPosition(), 2000), 'live processing reached the head')
-  const live = await snapshot(readStore)
+  const seeded = async () => {
+    await seed(commands, clock)
+    return runner.waitFor(await eventStore.headPosition(), 2000)
+  }
+  t.ok(await seeded(), 'live processing reached the head')
+  return { eventStore, readStore, runner, seeded, live: await snapshot(readStore) }
+}
+
+t.test('a rebuild from zero gives the same documents as live processing, and so does a second one', async (t) => {
+  const { readStore, runner, live } = await seededRunner(t)
   t.equal((live['organizations'] ?? []).length, 3)
   await runner.rebuild()
   t.same(await snapshot(readStore), live, 'first rebuild')
   await runner.rebuild(['organizations'])
   t.same(await snapshot(readStore), live, 'second rebuild of one projection')
+})
+
+t.test('a timed rebuild gives the same documents and counts each projection\'s events by type', async (t) => {
+  const { eventStore, readStore, runner, seeded, live } = await seededRunner(t)
+  const timings = await runner.timedRebuild(['organizations'])
+  t.same(await snapshot(readStore), live, 'the documents of a plain rebuild')
+  const counted = new Map<string, number>()
+  for await (const event of eventStore.readAll()) {
+    if (organizationsHandle.has(event.type)) counted.set(event.type, (counted.get(event.type) ?? 0) + 1)
+  }
+  const rebuilt = timings.filter((row) => row.projection === 'organizations')
+  t.same(new Map(rebuilt.map((row) => [row.eventType, row.events])), counted, 'one row per event type the projection handled, with its count')
+  t.ok(timings.every((row) => row.milliseconds >= 0))
+  t.same(timings.map((row) => row.milliseconds), [...timings.map((row) => row.milliseconds)].sort((a, b) => b - a), 'slowest first')
+  t.ok(await seeded(), 'live processing goes on after it, untimed')
 })
 
 t.test('an event applied twice to a document changes it once', async (t) => {

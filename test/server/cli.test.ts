@@ -29,6 +29,14 @@ t.test('bootstrap, demo, events read, events tail and projections rebuild', asyn
   const rebuild = await runCli(['projections', 'rebuild'], env)
   t.equal(rebuild.code, 0, rebuild.stderr)
   t.match(rebuild.stdout, /organizations: position \d+/)
+  t.notMatch(rebuild.stdout, /µs\/event/, 'no timings unless asked')
+
+  const timed = await runCli(['projections', 'rebuild', '--timings'], env)
+  t.equal(timed.code, 0, timed.stderr)
+  t.match(timed.stdout, /time in projections: [\d,]+ ms/)
+  for (const [projection, type] of [['credits', 'CreditRequested'], ['organizations', 'OrganizationCreated']]) {
+    t.match(timed.stdout, new RegExp(`^ {2}${projection} ${type}: [\\d,]+ events?, [\\d,]+ ms, [\\d.]+ µs/event$`, 'm'), `a row for ${projection} on ${type}`)
+  }
 
   const unknown = await runCli(['projections', 'rebuild', 'nope'], env)
   t.not(unknown.code, 0)
