@@ -55,7 +55,8 @@ t.test('SIGTERM stops accepting, closes the stores and exits 0', async (t) => {
   const server = await spawnServer({ ...credentials, DATA_DIR: tempDir() })
   server.child.kill('SIGTERM')
   t.equal(await server.exited, 0)
-  t.ok(server.lines.some((l) => l.includes('shutting down')))
+  // 'exit' can come before the pipe is drained: wait for the line (or for the output to close).
+  t.ok(await server.lineWhere((l) => l.includes('shutting down')))
 })
 
 t.test('first start without configured credentials generates them once, printed and saved 0600', async (t) => {
