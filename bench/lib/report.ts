@@ -46,7 +46,7 @@ export const table = (results: BenchResult[]): string => {
     r.ratio === null ? '—' : `${Math.round(r.ratio * 100)} %`,
     r.target,
     r.met === null ? '—' : r.met ? 'met' : 'NOT met',
-    r.measuredAt === undefined ? '—' : `${r.measuredAt.slice(0, 16).replace('T', ' ')}`,
+    r.measuredAt === undefined ? '—' : r.measuredAt.slice(0, 16).replace('T', ' '),
   ])
   const header = ['benchmark', 'result', 'baseline (same run)', 'ratio', 'target', 'status', 'measured (UTC)']
   const lines = [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`)
