@@ -35,8 +35,7 @@ const main = async () => {
     const run = benchmarks[name]
     if (run !== undefined) results.push(...await run())
   }
-  process.stdout.write(`${table(results)}\n`)
-  writeResults(path.resolve(import.meta.dirname, '..'), results)
+  process.stdout.write(`${table(writeResults(path.resolve(import.meta.dirname, '..'), results))}\n`)
 }
 
 main().catch((error: unknown) => {

@@ -73,8 +73,8 @@ export const mergeResults = (previous: { machine?: { date?: string }; results?: 
   return [...kept, ...added]
 }
 
-/** Writes bench/results/latest.json and the generated section of docs/benchmarks.md (hand-written notes are kept). */
-export const writeResults = (root: string, results: BenchResult[]) => {
+/** Writes bench/results/latest.json and the generated section of docs/benchmarks.md (hand-written notes are kept); answers this run's rows as written. */
+export const writeResults = (root: string, results: BenchResult[]): BenchResult[] => {
   const env = machine()
   const jsonFile = path.join(root, 'bench/results/latest.json')
   const previous: { machine?: { date?: string }; results?: BenchResult[] } = fs.existsSync(jsonFile) ? JSON.parse(fs.readFileSync(jsonFile, 'utf8')) : {}
@@ -92,4 +92,5 @@ export const writeResults = (root: string, results: BenchResult[]) => {
   ].join('\n')
   const next = doc.includes(BEGIN) ? doc.replace(new RegExp(`${BEGIN}[\\s\\S]*${END}`), section) : `${doc}\n${section}\n`
   fs.writeFileSync(docFile, next)
+  return merged.filter((row) => results.some((r) => r.name === row.name))
 }
