@@ -37,7 +37,7 @@ import { owedFor } from '../../src/shared/installments.js'
 import { toMoneyString } from '../../src/shared/money.js'
 
 /** Bump when the mix changes: cached logs of another version are not reused. */
-export const SEED_VERSION = 1
+export const SEED_VERSION = 2
 
 const ORGANIZATIONS = 4
 /** Appends committed per transaction while seeding. */
@@ -198,7 +198,7 @@ const webhookSend = (log: LogWriter, org: Organization, which: 'onOrder' | 'onDe
     type: 'StartWebhookSend', sendId, organizationId: org.organizationId, webhookId, tag, trigger: { type: trigger.type, eventId: trigger.eventId, logId: null },
     creditId: refs.creditId, orderId: refs.orderId, request, now,
   }, sendContext, now)
-  const reference = `REF-${sendId.slice(0, 12)}`
+  const reference = `REF-${sendId.slice(-12)}`
   const responseBody = JSON.stringify({ ok: true, reference })
   log.run(webhookSendAggregate, sendId, started.state, {
     type: 'CompleteWebhookSend', outcome: 'delivered', request,
@@ -315,7 +315,7 @@ const debtorHistory = (log: LogWriter, org: Organization, index: number, start: 
       check: true, today: dayOf(disbursedAt), now: disbursedAt,
     }, context, disbursedAt).state
     const disbursed = log.run(creditAggregate, creditId, credit, {
-      type: 'DisburseCredit', method: 'bank_transfer', reference: `TRF-${creditId.slice(0, 8)}`, allowedMethods: ['bank_transfer', 'nequi'],
+      type: 'DisburseCredit', method: 'bank_transfer', reference: `TRF-${creditId.slice(-8)}`, allowedMethods: ['bank_transfer', 'nequi'],
       taxes: org.rates.filter((r) => r.appliesTo.includes('CREDIT')), by: context.actorId ?? '', now: disbursedAt,
     }, context, disbursedAt)
     credit = disbursed.state

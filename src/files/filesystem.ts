@@ -5,9 +5,19 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
+import { isTimeOrderedId } from '../shared/ids.js'
 import type { FileMetadata, FileStore, OpenedFile, StoredFile } from './fileStore.js'
 
 const SAFE_ID = /^[A-Za-z0-9_-]{1,128}$/
+
+/**
+ * The subdirectory of a file: two characters of its id that spread files
+ * evenly. A UUIDv7 begins with its time (every file of a year would share
+ * one directory), so it is sharded by its last, random characters; other
+ * ids (files stored before ids were time-ordered) by their first, as they
+ * always were.
+ */
+export const shardOf = (fileId: string): string => isTimeOrderedId(fileId) ? fileId.slice(-2) : fileId.slice(0, 2)
 
 /** Files under DATA_DIR/files: content and a JSON sidecar, each written to a temp name and renamed into place. */
 export class FilesystemFileStore implements FileStore {
@@ -16,7 +26,7 @@ export class FilesystemFileStore implements FileStore {
 
   private paths(fileId: string) {
     if (!SAFE_ID.test(fileId)) throw new Error(`invalid file id ${fileId}`)
-    const dir = path.join(this.root, fileId.slice(0, 2))
+    const dir = path.join(this.root, shardOf(fileId))
     return { dir, content: path.join(dir, fileId), meta: path.join(dir, `${fileId}.json`) }
   }
 

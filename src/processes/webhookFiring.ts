@@ -1,7 +1,7 @@
 import type { CommandContext } from '../commands/handler.js'
 import type { RecordedOf } from '../events/catalogue.js'
 import type { Services } from '../services.js'
-import { deterministicId } from '../shared/ids.js'
+import { deterministicIdAfter } from '../shared/ids.js'
 import { templateContextOf } from '../webhooks/context.js'
 import type { FiringWebhook } from '../webhooks/runtime.js'
 import type { ResponseValues } from '../projections/webhookResponseValues.js'
@@ -12,8 +12,14 @@ import { defineProcess, type BatchOutcome } from './process.js'
 const triggerTypes = ['PaymentOrderApproved', 'CreditDisbursed'] as const
 type Trigger = RecordedOf<(typeof triggerTypes)[number]>
 
-/** The id of the send of one webhook for one trigger: a redelivery or a restart meets the same send and sends nothing. */
-export const firingSendId = (triggerEventId: string, webhookId: string): string => deterministicId(triggerEventId, webhookId)
+/**
+ * The id of the send of one webhook for one trigger: a redelivery or a
+ * restart meets the same send and sends nothing. It sorts with the trigger
+ * (whose id is time-ordered), so new send streams join the log's index at
+ * its right edge.
+ */
+export const firingSendId = (triggerEventId: string, webhookId: string): string =>
+  deterministicIdAfter(triggerEventId, triggerEventId, webhookId)
 
 /**
  * Which webhooks of a firing wait for which: one whose templates read

@@ -15,7 +15,7 @@ t.test('GridFS file store', { skip: mongoUrl === undefined ? 'MONGODB_URL is not
   const stores: MongoReadStore[] = []
   t.teardown(async () => { for (const s of stores) await s.close() })
   fileStoreContract(t, async () => {
-    const store = await MongoReadStore.connect(mongoUrl ?? '', `credit_files_${newId().slice(0, 8)}`)
+    const store = await MongoReadStore.connect(mongoUrl ?? '', `credit_files_${newId().slice(-8)}`)
     stores.push(store)
     return new GridFsFileStore(store.database)
   })

@@ -38,7 +38,7 @@ const notes = ['plain', 'comma, inside', 'quote " inside', 'line\r\nbreak', 'ña
 export const fixtureRow = (i: number, organizationId: string): FixtureRow => {
   const day = new Date(Date.UTC(2026, 0, 1 + i))
   return {
-    id: `${organizationId.slice(0, 8)}-${i}`,
+    id: `${organizationId.slice(-8)}-${i}`,
     amount: `${1000 + i}.5`,
     dueDate: day.toISOString().slice(0, 10),
     note: notes[i % notes.length] ?? null,

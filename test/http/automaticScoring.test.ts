@@ -11,7 +11,7 @@ import { createProfile, defaultConfigOf } from '../helpers/organizations.js'
 import { consumerModel as model } from '../helpers/scoring.js'
 
 const person = (birthDate: string, monthlyIncome: string, employmentType: NaturalPerson['employmentType']): NaturalPerson => ({
-  firstName: 'Ana', lastName: 'Gómez', documentType: 'CC', documentNumber: newId().slice(0, 10), birthDate, monthlyIncome, employmentType,
+  firstName: 'Ana', lastName: 'Gómez', documentType: 'CC', documentNumber: newId().slice(-10), birthDate, monthlyIncome, employmentType,
 })
 // On 2026-01-15: 35 years → 80 × 0.3 = 24; 4 500 000.00 → 60 × 0.5 = 30; formal → 100 × 0.2 = 20; bonus +5: 79, approve.
 const solvent = person('1990-06-01', '4500000.00', 'formal')

@@ -3,6 +3,7 @@ import path from 'node:path'
 import t from 'tap'
 import { webhookSendAggregate } from '../../src/commands/webhookSend.js'
 import { firingSendId } from '../../src/processes/webhookFiring.js'
+import { deterministicId, newId } from '../../src/shared/ids.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 import { firing } from '../helpers/firing.js'
 import { startSink } from '../helpers/sink.js'
@@ -57,4 +58,12 @@ t.test('a trigger redelivered after a restart sends nothing new', async (t) => {
   await after.quiesce()
   t.same(after.received().map((r) => r.path), ['/a', '/a'], 'the disbursement and the approval were each sent once, before the restart')
   t.equal((await after.sendsOf(credit.ID)).length, 2)
+})
+
+t.test('a trigger logged before ids were time-ordered keeps the send id it had, so an upgrade never sends it again', async (t) => {
+  const olderTrigger = '3b241101-e2bb-4255-8caf-4136c566a962'
+  const hook = newId()
+  t.equal(firingSendId(olderTrigger, hook), deterministicId(olderTrigger, hook), 'the UUIDv5 every earlier version derived')
+  const trigger = newId()
+  t.equal(firingSendId(trigger, hook).slice(0, 13), trigger.slice(0, 13), 'a new trigger\'s sends sort with it')
 })

@@ -63,7 +63,7 @@ t.test('MongoDB read store', { skip: mongoUrl === undefined ? 'MONGODB_URL is no
   const stores: ReadStore[] = []
   t.teardown(async () => { for (const s of stores) await s.close() })
   readStoreContract(t, async () => {
-    const store = await MongoReadStore.connect(mongoUrl ?? '', `credit_test_${newId().slice(0, 8)}`)
+    const store = await MongoReadStore.connect(mongoUrl ?? '', `credit_test_${newId().slice(-8)}`)
     stores.push(store)
     return store
   })
