@@ -34,7 +34,7 @@ import { firingSendId } from '../../src/processes/webhookFiring.js'
 import { dayOf } from '../../src/shared/amortization.js'
 import { newId } from '../../src/shared/ids.js'
 import { owedFor } from '../../src/shared/installments.js'
-import { toMoneyString } from '../../src/shared/money.js'
+import { isZero, toMoneyText } from '../../src/shared/exactDecimal.js'
 
 /** Bump when the mix changes: cached logs of another version are not reused. */
 export const SEED_VERSION = 2
@@ -216,10 +216,10 @@ const payInstallments = (log: LogWriter, org: Organization, line: Organization['
   for (const installment of credit.installments.slice(0, paid)) {
     const now = `${installment.dueDate}T${String(rng.int(8, 18)).padStart(2, '0')}:15:00.000Z`
     const owed = owedFor(state.installments, installment.installmentId)
-    if (owed === null || owed.isZero()) continue
+    if (owed === null || isZero(owed)) continue
     const orderId = newId()
     const collectionCosts = rng.next() < 0.4 ? '8500.00' : '0.00'
-    const body = { Amount: toMoneyString(owed, state.currency), CollectionCosts: collectionCosts }
+    const body = { Amount: toMoneyText(owed, state.currency), CollectionCosts: collectionCosts }
     const created = log.run(paymentOrderAggregate, orderId, paymentOrderAggregate.initialState(), {
       type: 'CreatePaymentOrder', taxes: org.rates.filter((r) => r.appliesTo.includes('PAYMENT') || r.appliesTo.includes('FEE')), order: {
         orderId, organizationId: org.organizationId, creditId: state.creditId, creditLineId: state.creditLineId, installmentId: installment.installmentId,

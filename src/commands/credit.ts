@@ -2,7 +2,7 @@ import type { CreditEvent, CreditRequested, CreditScored } from '../events/credi
 import type { TaxApplied } from '../events/tax.js'
 import { addMonths, dayOf, frenchSchedule, monthlyRateOf, monthlyRatePercent } from '../shared/amortization.js'
 import { AppError, invalidFields, invalidTransition, type FieldError } from '../shared/errors.js'
-import { exact, plus, toMoneyText } from '../shared/exactDecimal.js'
+import { exact, isZero, plus, toMoneyText } from '../shared/exactDecimal.js'
 import { deterministicId } from '../shared/ids.js'
 import { allocatePayment, applyAllocations, installmentPosition, owedFor, totalOutstanding, type InstallmentPosition } from '../shared/installments.js'
 import { creditTransitions, type CreditStateName } from '../shared/lending.js'
@@ -173,19 +173,19 @@ const decidePayment = (command: Extract<CreditCommand, { type: 'ApplyPayment' }>
   }
   if (owedFor(state.installments, command.installmentId) === null) throw new AppError('NOT_FOUND', 'installment not found', { resource: 'installment' })
   const { currency } = state
-  const { allocations, applied, unapplied } = allocatePayment(state.installments, command.installmentId, money(command.amount), currency)
+  const { allocations, applied, unapplied } = allocatePayment(state.installments, command.installmentId, exact(command.amount), currency)
   const after = totalOutstanding(applyAllocations(state.installments, allocations, currency, command.now))
   const events: CreditEvent[] = [{ type: 'CreditPaymentApplied', data: {
     creditId: state.creditId, organizationId: state.organizationId, creditLineId: state.creditLineId, orderId: command.orderId,
     installmentId: command.installmentId, installmentNumber: command.installmentNumber, currency, amount: command.amount,
-    appliedAmount: toMoneyString(applied, currency), unappliedAmount: toMoneyString(unapplied, currency), collectionCosts: command.collectionCosts,
+    appliedAmount: toMoneyText(applied, currency), unappliedAmount: toMoneyText(unapplied, currency), collectionCosts: command.collectionCosts,
     allocations,
     outstanding: {
-      principal: toMoneyString(after.principal, currency), interest: toMoneyString(after.interest, currency), total: toMoneyString(after.total, currency),
+      principal: toMoneyText(after.principal, currency), interest: toMoneyText(after.interest, currency), total: toMoneyText(after.total, currency),
     },
     appliedAt: command.now,
   } }]
-  if (status === 'Desembolsado' && after.total.isZero()) {
+  if (status === 'Desembolsado' && isZero(after.total)) {
     events.push({ type: 'CreditPaid', data: { creditId: state.creditId, organizationId: state.organizationId, paidAt: command.now } })
   }
   return events
@@ -287,6 +287,6 @@ export const creditAggregate: Aggregate<CreditCommand, CreditStreamEvent, Credit
 export const installmentPayable = (state: CreditState, target: string): 'unknown' | 'paid' | 'payable' => {
   const owed = owedFor(state.installments, target)
   if (owed === null) return 'unknown'
-  if (owed.isZero()) return 'paid'
+  if (isZero(owed)) return 'paid'
   return 'payable'
 }

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto'
-import type { Decimal } from 'decimal.js'
 import type { CreditLineConfiguration } from '../events/creditLine.js'
 import type { PaymentOrderApproved } from '../events/paymentOrder.js'
 import { AppError, invalidFields, notFound, type FieldError } from '../shared/errors.js'
 import { deterministicId, newId } from '../shared/ids.js'
 import { owedFor } from '../shared/installments.js'
 import { isPaymentProviderName, providerDefaultMethods, ZERO_INSTALLMENT } from '../shared/lending.js'
+import { isZero, toMoneyText, toPlainString, type ExactDecimal } from '../shared/exactDecimal.js'
 import { fitsMinorUnit, money, toMoneyString } from '../shared/money.js'
 import { creditAggregate } from './credit.js'
 import { creditLineAggregate, methodNames } from './creditLine.js'
@@ -63,13 +63,13 @@ const moneyErrors = (field: string, value: string, currency: string, positive: b
 }
 
 /** Amounts, provider and method of an order request against what is owed and the line; the provider and method it gets. */
-const checkOrderRequest = (body: OrderRequest, owed: Decimal, currency: string, line: CreditLineConfiguration | null) => {
+const checkOrderRequest = (body: OrderRequest, owed: ExactDecimal, currency: string, line: CreditLineConfiguration | null) => {
   const provider = body.Provider ?? line?.provider ?? 'manual'
   const gatewayMethods = methodNames(line?.gatewayMethods ?? [])
   const errors: FieldError[] = []
   if (body.Amount !== undefined) {
     errors.push(...moneyErrors('body.Amount', body.Amount, currency, true))
-    if (money(body.Amount).greaterThan(owed)) errors.push({ field: 'body.Amount', message: `must not exceed what is owed (${toMoneyString(owed, currency)})` })
+    if (money(body.Amount).greaterThan(toPlainString(owed))) errors.push({ field: 'body.Amount', message: `must not exceed what is owed (${toMoneyText(owed, currency)})` })
   }
   if (body.CollectionCosts !== undefined) errors.push(...moneyErrors('body.CollectionCosts', body.CollectionCosts, currency, false))
   if (body.OverrideMethod !== undefined && gatewayMethods.length > 0 && !gatewayMethods.includes(body.OverrideMethod)) {
@@ -112,7 +112,7 @@ export const createPaymentOrder = async (
   }
   const owed = owedFor(credit.installments, input.installmentId)
   if (owed === null) throw notFound('installment', input.installmentId)
-  if (owed.isZero()) throw new AppError('INSTALLMENT_ALREADY_PAID', 'nothing is owed on this installment', { installmentId: input.installmentId })
+  if (isZero(owed)) throw new AppError('INSTALLMENT_ALREADY_PAID', 'nothing is owed on this installment', { installmentId: input.installmentId })
   const { currency } = credit
   const { state: line } = await commands.load(creditLineAggregate, credit.creditLineId)
   const config = line.configuration
@@ -121,7 +121,7 @@ export const createPaymentOrder = async (
   const result = await commands.execute(paymentOrderAggregate, orderId, { type: 'CreatePaymentOrder', order: {
     orderId, organizationId, creditId, creditLineId: credit.creditLineId, installmentId: input.installmentId,
     installmentNumber: input.installmentId === ZERO_INSTALLMENT ? 0 : installment?.number ?? 0,
-    amount: toMoneyString(body.Amount ?? owed, currency), currency, collectionCosts: toMoneyString(body.CollectionCosts ?? '0', currency),
+    amount: body.Amount === undefined ? toMoneyText(owed, currency) : toMoneyString(body.Amount, currency), currency, collectionCosts: toMoneyString(body.CollectionCosts ?? '0', currency),
     type: 'payment', provider, method,
     gatewayOption: body.GatewayOption ?? '', overrideMethod: body.OverrideMethod ?? '', key, requestHash,
     paymentDate: body.Date === undefined ? input.now : new Date(body.Date).toISOString(), creatorId: input.creatorId,

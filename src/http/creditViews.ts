@@ -4,7 +4,8 @@ import { creditFigures, installmentStatus, type CreditDoc } from '../projections
 import { daysPastDue } from '../shared/amortization.js'
 import { isPaid, outstandingOf, type InstallmentPosition } from '../shared/installments.js'
 import { creditStates } from '../shared/lending.js'
-import { money, toMoneyString } from '../shared/money.js'
+import { exact, plus, toMoneyText } from '../shared/exactDecimal.js'
+import { toMoneyString } from '../shared/money.js'
 import { MoneyString, Timestamp, Uuid } from './schemas.js'
 
 const Day = Type.String({ format: 'date', description: 'YYYY-MM-DD' })
@@ -104,10 +105,10 @@ const arrears = (state: CreditState, installment: InstallmentPosition, today: st
 
 export const installmentView = (state: CreditState, installment: InstallmentPosition, today: string): Static<typeof Installment> => ({
   ID: installment.installmentId, number: installment.number, dueDate: installment.dueDate, principal: installment.principal,
-  interest: installment.interest, amount: installment.amount, paidPrincipal: toMoneyString(installment.paidPrincipal, state.currency),
-  paidInterest: toMoneyString(installment.paidInterest, state.currency),
-  paidAmount: toMoneyString(money(installment.paidPrincipal).plus(installment.paidInterest), state.currency),
-  outstanding: toMoneyString(outstandingOf(installment).total, state.currency), status: installmentStatus(installment), paidAt: installment.paidAt,
+  interest: installment.interest, amount: installment.amount, paidPrincipal: toMoneyText(exact(installment.paidPrincipal), state.currency),
+  paidInterest: toMoneyText(exact(installment.paidInterest), state.currency),
+  paidAmount: toMoneyText(plus(exact(installment.paidPrincipal), exact(installment.paidInterest)), state.currency),
+  outstanding: toMoneyText(outstandingOf(installment).total, state.currency), status: installmentStatus(installment), paidAt: installment.paidAt,
   daysPastDue: arrears(state, installment, today),
 })
 

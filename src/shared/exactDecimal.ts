@@ -49,6 +49,14 @@ export const minus = (a: ExactDecimal, b: ExactDecimal): ExactDecimal => {
 
 export const isZero = (a: ExactDecimal): boolean => a.units === 0n
 
+/** -1, 0 or 1 as a is less than, equal to or greater than b. */
+export const compare = (a: ExactDecimal, b: ExactDecimal): -1 | 0 | 1 => {
+  const [x, y] = a.scale === b.scale ? [a.units, b.units] : aligned(a, b)
+  return x < y ? -1 : x > y ? 1 : 0
+}
+
+export const lessThan = (a: ExactDecimal, b: ExactDecimal): boolean => compare(a, b) < 0
+
 /** The amount as a plain decimal string (for toMoneyString, which rounds and pads it). */
 export const toPlainString = (a: ExactDecimal): string => {
   const negative = a.units < 0n

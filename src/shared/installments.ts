@@ -1,6 +1,4 @@
-import type { Decimal } from 'decimal.js'
-import { exact, plus, toMoneyText } from './exactDecimal.js'
-import { money, toMoneyString } from './money.js'
+import { compare, exact, isZero, lessThan, minus, plus, toMoneyText, ZERO, type ExactDecimal } from './exactDecimal.js'
 import { ZERO_INSTALLMENT } from './lending.js'
 
 /** An installment as scheduled; money as decimal strings in the credit's currency. */
@@ -34,28 +32,29 @@ export const installmentPosition = (
   paidPrincipal, paidInterest, paidAt,
 })
 
+/** Exact amounts (sums and differences of the schedule's decimal strings, which need no rounding). */
 export interface Outstanding {
-  principal: Decimal
-  interest: Decimal
-  total: Decimal
+  principal: ExactDecimal
+  interest: ExactDecimal
+  total: ExactDecimal
 }
 
 export const outstandingOf = (installment: InstallmentPosition): Outstanding => {
-  const principal = money(installment.principal).minus(installment.paidPrincipal)
-  const interest = money(installment.interest).minus(installment.paidInterest)
-  return { principal, interest, total: principal.plus(interest) }
+  const principal = minus(exact(installment.principal), exact(installment.paidPrincipal))
+  const interest = minus(exact(installment.interest), exact(installment.paidInterest))
+  return { principal, interest, total: plus(principal, interest) }
 }
 
-export const isPaid = (installment: InstallmentPosition): boolean => outstandingOf(installment).total.isZero()
+export const isPaid = (installment: InstallmentPosition): boolean => isZero(outstandingOf(installment).total)
 
 export const totalOutstanding = (installments: readonly InstallmentPosition[]): Outstanding =>
   installments.reduce<Outstanding>((sum, installment) => {
     const o = outstandingOf(installment)
-    return { principal: sum.principal.plus(o.principal), interest: sum.interest.plus(o.interest), total: sum.total.plus(o.total) }
-  }, { principal: money(0), interest: money(0), total: money(0) })
+    return { principal: plus(sum.principal, o.principal), interest: plus(sum.interest, o.interest), total: plus(sum.total, o.total) }
+  }, { principal: ZERO, interest: ZERO, total: ZERO })
 
 /** What an order targets is owed: one installment's outstanding amount, or the whole credit's for `zero`. */
-export const owedFor = (installments: readonly InstallmentPosition[], target: string): Decimal | null => {
+export const owedFor = (installments: readonly InstallmentPosition[], target: string): ExactDecimal | null => {
   if (target === ZERO_INSTALLMENT) return totalOutstanding(installments).total
   const installment = installments.find((i) => i.installmentId === target)
   return installment === undefined ? null : outstandingOf(installment).total
@@ -80,29 +79,30 @@ export interface Allocation {
 export const allocatePayment = (
   installments: readonly InstallmentPosition[],
   target: string,
-  amount: Decimal,
+  amount: ExactDecimal,
   currency: string,
-): { allocations: Allocation[]; applied: Decimal; unapplied: Decimal } => {
+): { allocations: Allocation[]; applied: ExactDecimal; unapplied: ExactDecimal } => {
   const candidates = target === ZERO_INSTALLMENT
     ? [...installments].sort((a, b) => a.number - b.number)
     : installments.filter((i) => i.installmentId === target)
   const allocations: Allocation[] = []
   let left = amount
   for (const installment of candidates) {
-    if (left.isZero()) break
+    if (isZero(left)) break
     const owed = outstandingOf(installment)
-    if (owed.total.isZero()) continue
-    const interest = left.lessThan(owed.interest) ? left : owed.interest
-    const principal = left.minus(interest).lessThan(owed.principal) ? left.minus(interest) : owed.principal
-    const paid = interest.plus(principal)
-    left = left.minus(paid)
+    if (isZero(owed.total)) continue
+    const interest = lessThan(left, owed.interest) ? left : owed.interest
+    const rest = minus(left, interest)
+    const principal = lessThan(rest, owed.principal) ? rest : owed.principal
+    const paid = plus(interest, principal)
+    left = minus(left, paid)
     allocations.push({
       installmentId: installment.installmentId, number: installment.number,
-      principal: toMoneyString(principal, currency), interest: toMoneyString(interest, currency), amount: toMoneyString(paid, currency),
-      paidInFull: paid.equals(owed.total),
+      principal: toMoneyText(principal, currency), interest: toMoneyText(interest, currency), amount: toMoneyText(paid, currency),
+      paidInFull: compare(paid, owed.total) === 0,
     })
   }
-  return { allocations, applied: amount.minus(left), unapplied: left }
+  return { allocations, applied: minus(amount, left), unapplied: left }
 }
 
 /** Folds allocations into installment positions (new objects; the inputs are untouched). */

@@ -6,7 +6,8 @@ import type { ProfileDoc, WithFileIds } from '../projections/profiles.js'
 import { ageOn } from '../shared/age.js'
 import { dayOf, daysPastDue } from '../shared/amortization.js'
 import { isPaid, outstandingOf, type InstallmentPosition } from '../shared/installments.js'
-import { money, toMoneyString } from '../shared/money.js'
+import { exact, plus, toMoneyText } from '../shared/exactDecimal.js'
+import { toMoneyString } from '../shared/money.js'
 import { emptyTemplateContext, fileIdKeysOf, type CreditContext, type OrderContext, type TemplateContext, type TriggerContext } from '../templates/context.js'
 
 /** What a send renders from: the read models' documents as the firing (or a manual re-send) found them. */
@@ -74,9 +75,9 @@ const arrears = (credit: CreditState, installment: InstallmentPosition, today: s
 const installmentContext = (credit: CreditState, installment: InstallmentPosition, today: string): CreditContext['Installments'][number] => ({
   ID: installment.installmentId, Number: installment.number, DueDate: installment.dueDate, Amount: installment.amount,
   Principal: installment.principal, Interest: installment.interest,
-  PaidPrincipal: toMoneyString(installment.paidPrincipal, credit.currency), PaidInterest: toMoneyString(installment.paidInterest, credit.currency),
-  PaidAmount: toMoneyString(money(installment.paidPrincipal).plus(installment.paidInterest), credit.currency),
-  Outstanding: toMoneyString(outstandingOf(installment).total, credit.currency), Status: installmentStatus(installment),
+  PaidPrincipal: toMoneyText(exact(installment.paidPrincipal), credit.currency), PaidInterest: toMoneyText(exact(installment.paidInterest), credit.currency),
+  PaidAmount: toMoneyText(plus(exact(installment.paidPrincipal), exact(installment.paidInterest)), credit.currency),
+  Outstanding: toMoneyText(outstandingOf(installment).total, credit.currency), Status: installmentStatus(installment),
   PaidAt: installment.paidAt ?? '', DaysPastDue: arrears(credit, installment, today),
 })
 

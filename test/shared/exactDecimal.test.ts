@@ -1,5 +1,5 @@
 import t from 'tap'
-import { exact, isZero, minus, plus, toMoneyText, toPlainString, ZERO } from '../../src/shared/exactDecimal.js'
+import { compare, exact, isZero, lessThan, minus, plus, toMoneyText, toPlainString, ZERO } from '../../src/shared/exactDecimal.js'
 import { money, toMoneyString } from '../../src/shared/money.js'
 
 t.test('sums and differences of amounts of different scales are exact: the values decimal.js computes', async (t) => {
@@ -23,5 +23,15 @@ t.test('money text is what toMoneyString writes: padded to the minor unit, round
   for (const [amount, currency] of [['5', 'COP'], ['5.1', 'COP'], ['-5.1', 'USD'], ['5.125', 'COP'], ['5.124', 'COP'], ['-5.125', 'COP'], ['7.5', 'JPY'],
     ['1.2345', 'BHD'], ['1.2', undefined], ['1.50', undefined], ['0.00', ''], ['42', 'XXZ']] as const) {
     t.equal(toMoneyText(exact(amount), currency), toMoneyString(amount, currency), `${amount} ${String(currency)}`)
+  }
+})
+
+t.test('comparisons agree with decimal.js across scales and signs', async (t) => {
+  const amounts = ['0', '0.00', '-0.01', '0.01', '12.5', '12.50', '12.499', '-12.5', '1000000000000000000000.01', '999999999999999999999.999']
+  for (const a of amounts) {
+    for (const b of amounts) {
+      t.equal(compare(exact(a), exact(b)), money(a).comparedTo(b), `${a} vs ${b}`)
+      t.equal(lessThan(exact(a), exact(b)), money(a).lessThan(b), `${a} < ${b}`)
+    }
   }
 })

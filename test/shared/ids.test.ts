@@ -27,3 +27,7 @@ t.test('an id derived from an id that is not UUIDv7 is the name-derived id, unch
   const older = '3b241101-e2bb-4255-8caf-4136c566a962'
   t.equal(deterministicIdAfter(older, older, 'w'), deterministicId(older, 'w'))
 })
+
+t.test('name-derived ids are the ones every earlier version derived', async (t) => {
+  t.equal(deterministicId('bootstrap', 'organization'), '027b3cdf-7213-5a6c-90d6-650ff79a3537')
+})

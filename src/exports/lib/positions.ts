@@ -1,10 +1,10 @@
-import type { Decimal } from 'decimal.js'
 import type { CreditDoc, InstallmentDoc } from '../../projections/credits.js'
 import type { CreditMovementDoc } from '../../projections/creditMovements.js'
 import type { Queries } from '../../projections/queries.js'
 import type { Filter } from '../../projections/readStore.js'
 import { dayOf, daysPastDue } from '../../shared/amortization.js'
-import { applyAllocations, isPaid, outstandingOf, totalOutstanding, type InstallmentPosition } from '../../shared/installments.js'
+import { plus, toMoneyText } from '../../shared/exactDecimal.js'
+import { applyAllocations, isPaid, outstandingOf, totalOutstanding, type InstallmentPosition, type Outstanding } from '../../shared/installments.js'
 import type { CreditStateName } from '../../shared/lending.js'
 import { money, toMoneyString } from '../../shared/money.js'
 
@@ -70,8 +70,8 @@ export interface CreditPosition {
   unapplied: string
 }
 
-const amounts = (sum: { principal: Decimal; interest: Decimal; total: Decimal }, currency: string): Amounts => ({
-  principal: toMoneyString(sum.principal, currency), interest: toMoneyString(sum.interest, currency), total: toMoneyString(sum.total, currency),
+const amounts = (sum: Outstanding, currency: string): Amounts => ({
+  principal: toMoneyText(sum.principal, currency), interest: toMoneyText(sum.interest, currency), total: toMoneyText(sum.total, currency),
 })
 
 /**
@@ -99,7 +99,7 @@ export const positionAt = (credit: CreditDoc, movements: readonly CreditMovement
     instant, day, state, installments,
     outstanding: amounts(outstanding, currency),
     overdue: amounts(overdue, currency),
-    balance: toMoneyString(outstanding.principal.plus(overdue.interest), currency),
+    balance: toMoneyText(plus(outstanding.principal, overdue.interest), currency),
     installmentsPaid: installments.length - unpaid.length,
     installmentsOverdue: late.length,
     daysPastDue: state === 'Desembolsado' && oldest !== undefined ? daysPastDue(oldest.dueDate, day) : 0,
