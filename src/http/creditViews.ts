@@ -1,10 +1,8 @@
 import { Type, type Static } from 'typebox'
 import type { CreditState } from '../commands/credit.js'
 import { creditFigures, installmentStatus, type CreditDoc } from '../projections/credits.js'
-import { daysPastDue } from '../shared/amortization.js'
-import { isPaid, outstandingOf, type InstallmentPosition } from '../shared/installments.js'
+import { installmentAmounts, installmentArrearsDays, isPaid, type InstallmentPosition } from '../shared/installments.js'
 import { creditStates } from '../shared/lending.js'
-import { exact, plus, toMoneyText } from '../shared/exactDecimal.js'
 import { toMoneyString } from '../shared/money.js'
 import { MoneyString, Timestamp, Uuid } from './schemas.js'
 
@@ -99,17 +97,10 @@ const creditFields = {
 export const CreditSummary = Type.Object(creditFields)
 export const Credit = Type.Object({ ...creditFields, installments: Type.Array(Installment) })
 
-/** Arrears count only on a disbursed credit, for what is still owed. */
-const arrears = (state: CreditState, installment: InstallmentPosition, today: string): number =>
-  state.status === 'Desembolsado' && !isPaid(installment) ? daysPastDue(installment.dueDate, today) : 0
-
 export const installmentView = (state: CreditState, installment: InstallmentPosition, today: string): Static<typeof Installment> => ({
   ID: installment.installmentId, number: installment.number, dueDate: installment.dueDate, principal: installment.principal,
-  interest: installment.interest, amount: installment.amount, paidPrincipal: toMoneyText(exact(installment.paidPrincipal), state.currency),
-  paidInterest: toMoneyText(exact(installment.paidInterest), state.currency),
-  paidAmount: toMoneyText(plus(exact(installment.paidPrincipal), exact(installment.paidInterest)), state.currency),
-  outstanding: toMoneyText(outstandingOf(installment).total, state.currency), status: installmentStatus(installment), paidAt: installment.paidAt,
-  daysPastDue: arrears(state, installment, today),
+  interest: installment.interest, amount: installment.amount, ...installmentAmounts(installment, state.currency),
+  status: installmentStatus(installment), paidAt: installment.paidAt, daysPastDue: installmentArrearsDays(state.status, installment, today),
 })
 
 /**
@@ -135,7 +126,7 @@ export const creditSummaryView = (state: CreditState, debtor: CreditDoc['debtor'
       paidTotal: figures.paidTotal, unapplied: toMoneyString(state.unapplied, state.currency),
     },
     installmentsPaid: figures.installmentsPaid, installmentsCount: state.installments.length, nextDueDate: figures.nextDueDate,
-    daysPastDue: oldest === undefined ? 0 : arrears(state, oldest, today), score: state.score,
+    daysPastDue: oldest === undefined ? 0 : installmentArrearsDays(state.status, oldest, today), score: state.score,
     taxes: state.taxes.map(({ taxId, name, type, appliesTo, base, percentage, amount, currency, appliedAt }) => ({
       taxId, name, type, appliesTo, base, percentage, amount, currency, appliedAt,
     })),

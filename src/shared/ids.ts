@@ -1,5 +1,5 @@
 import { randomFillSync } from 'node:crypto'
-import { parse, v5 as uuidv5, v7 as uuidv7, validate } from 'uuid'
+import { parse, v5 as uuidv5, v7 as uuidv7, validate, version } from 'uuid'
 
 /** Namespace for every name-derived id of this service (UUIDv5). */
 export const SERVICE_NAMESPACE = '6f1d3c52-8a0e-5b1f-9a2c-3e4d5f6a7b8c'
@@ -45,10 +45,8 @@ export const newId = (): string => {
 export const deterministicId = (...parts: Array<string | number>): string =>
   uuidv5(parts.map(String).join(':'), NAMESPACE_BYTES)
 
-const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7/i
-
 /** True for a UUIDv7, whose leading characters are its time and whose last ones are random. */
-export const isTimeOrderedId = (id: string): boolean => UUID_V7.test(id)
+export const isTimeOrderedId = (id: string): boolean => validate(id) && version(id) === 7
 
 /**
  * A stable id that sorts with the UUIDv7 it derives from: that id's

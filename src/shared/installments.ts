@@ -1,5 +1,6 @@
 import { compare, exact, isZero, lessThan, minus, plus, toMoneyText, ZERO, type ExactDecimal } from './exactDecimal.js'
-import { ZERO_INSTALLMENT } from './lending.js'
+import { daysPastDue } from './amortization.js'
+import { ZERO_INSTALLMENT, type CreditStateName } from './lending.js'
 
 /** An installment as scheduled; money as decimal strings in the credit's currency. */
 export interface ScheduledInstallmentRow {
@@ -52,6 +53,18 @@ export const totalOutstanding = (installments: readonly InstallmentPosition[]): 
     const o = outstandingOf(installment)
     return { principal: plus(sum.principal, o.principal), interest: plus(sum.interest, o.interest), total: plus(sum.total, o.total) }
   }, { principal: ZERO, interest: ZERO, total: ZERO })
+
+/** An installment's money as a credit view and the webhook context show it, in the credit's currency. */
+export const installmentAmounts = (installment: InstallmentPosition, currency: string) => ({
+  paidPrincipal: toMoneyText(exact(installment.paidPrincipal), currency),
+  paidInterest: toMoneyText(exact(installment.paidInterest), currency),
+  paidAmount: toMoneyText(plus(exact(installment.paidPrincipal), exact(installment.paidInterest)), currency),
+  outstanding: toMoneyText(outstandingOf(installment).total, currency),
+})
+
+/** Arrears count only on a disbursed credit, for what is still owed. */
+export const installmentArrearsDays = (creditStatus: CreditStateName | 'none', installment: InstallmentPosition, today: string): number =>
+  creditStatus === 'Desembolsado' && !isPaid(installment) ? daysPastDue(installment.dueDate, today) : 0
 
 /** What an order targets is owed: one installment's outstanding amount, or the whole credit's for `zero`. */
 export const owedFor = (installments: readonly InstallmentPosition[], target: string): ExactDecimal | null => {

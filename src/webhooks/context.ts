@@ -4,9 +4,8 @@ import { creditFigures, installmentStatus } from '../projections/credits.js'
 import type { OrderDoc } from '../projections/paymentOrders.js'
 import type { ProfileDoc, WithFileIds } from '../projections/profiles.js'
 import { ageOn } from '../shared/age.js'
-import { dayOf, daysPastDue } from '../shared/amortization.js'
-import { isPaid, outstandingOf, type InstallmentPosition } from '../shared/installments.js'
-import { exact, plus, toMoneyText } from '../shared/exactDecimal.js'
+import { dayOf } from '../shared/amortization.js'
+import { installmentAmounts, installmentArrearsDays, isPaid, type InstallmentPosition } from '../shared/installments.js'
 import { toMoneyString } from '../shared/money.js'
 import { emptyTemplateContext, fileIdKeysOf, type CreditContext, type OrderContext, type TemplateContext, type TriggerContext } from '../templates/context.js'
 
@@ -68,18 +67,15 @@ const debtorContext = (debtorId: string, profile: ProfileDoc | null, at: Date, e
   }
 }
 
-/** Arrears count only on a disbursed credit, for what is still owed. */
-const arrears = (credit: CreditState, installment: InstallmentPosition, today: string): number =>
-  credit.status === 'Desembolsado' && !isPaid(installment) ? daysPastDue(installment.dueDate, today) : 0
-
-const installmentContext = (credit: CreditState, installment: InstallmentPosition, today: string): CreditContext['Installments'][number] => ({
-  ID: installment.installmentId, Number: installment.number, DueDate: installment.dueDate, Amount: installment.amount,
-  Principal: installment.principal, Interest: installment.interest,
-  PaidPrincipal: toMoneyText(exact(installment.paidPrincipal), credit.currency), PaidInterest: toMoneyText(exact(installment.paidInterest), credit.currency),
-  PaidAmount: toMoneyText(plus(exact(installment.paidPrincipal), exact(installment.paidInterest)), credit.currency),
-  Outstanding: toMoneyText(outstandingOf(installment).total, credit.currency), Status: installmentStatus(installment),
-  PaidAt: installment.paidAt ?? '', DaysPastDue: arrears(credit, installment, today),
-})
+const installmentContext = (credit: CreditState, installment: InstallmentPosition, today: string): CreditContext['Installments'][number] => {
+  const { paidPrincipal, paidInterest, paidAmount, outstanding } = installmentAmounts(installment, credit.currency)
+  return {
+    ID: installment.installmentId, Number: installment.number, DueDate: installment.dueDate, Amount: installment.amount,
+    Principal: installment.principal, Interest: installment.interest, PaidPrincipal: paidPrincipal, PaidInterest: paidInterest,
+    PaidAmount: paidAmount, Outstanding: outstanding, Status: installmentStatus(installment),
+    PaidAt: installment.paidAt ?? '', DaysPastDue: installmentArrearsDays(credit.status, installment, today),
+  }
+}
 
 const creditContext = (source: ContextSource, empty: CreditContext): CreditContext => {
   const { credit, at } = source
@@ -95,7 +91,7 @@ const creditContext = (source: ContextSource, empty: CreditContext): CreditConte
     OutstandingBalance: figures.outstandingTotal, OutstandingPrincipal: figures.outstandingPrincipal, OutstandingInterest: figures.outstandingInterest,
     PaidAmount: figures.paidTotal, UnappliedAmount: toMoneyString(credit.unapplied, credit.currency), InstallmentsPaid: figures.installmentsPaid,
     InstallmentsCount: credit.installments.length, NextDueDate: figures.nextDueDate ?? '',
-    DaysPastDue: oldestUnpaid === undefined ? 0 : arrears(credit, oldestUnpaid, today),
+    DaysPastDue: oldestUnpaid === undefined ? 0 : installmentArrearsDays(credit.status, oldestUnpaid, today),
     DisbursementMethod: credit.disbursementMethod ?? '', DisbursementReference: credit.disbursementReference ?? '',
     FirstDueDate: credit.firstDueDate ?? '', MaturityDate: credit.maturityDate ?? '', RequestedAt: credit.requestedAt,
     ApprovedAt: credit.approvedAt ?? '', ApprovedBy: credit.approvedBy ?? '', RejectedAt: credit.rejectedAt ?? '',
