@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import { apiClient } from './lib/api.js'
 import { startChildServer } from './lib/bare.js'
 import { load } from './lib/load.js'
@@ -23,6 +24,18 @@ interface Arrival {
 }
 
 const correlationBody = '{"order":"{{ .Order.ID }}","send":"{{ .Trigger.SendID }}","occurredAt":"{{ .Trigger.OccurredAt }}","credit":"{{ .Credit.ID }}","debtor":"{{ .Credit.Debtor.Name }}"}'
+
+/** CPU microseconds a process has used (user + system), from /proc; null where there is none. */
+const processCpuMicros = (pid: number | undefined): number | null => {
+  if (pid === undefined) return null
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+    // utime + stime, in clock ticks (USER_HZ: 100 on Linux)
+    return (Number(fields[11]) + Number(fields[12])) * (1_000_000 / 100)
+  } catch {
+    return null
+  }
+}
 
 /** Webhooks each approval fires in the headline row: an organization with several webhooks on PaymentOrderApproved. */
 const fanOut = Number(process.env['BENCH_WEBHOOKS_PER_APPROVAL'] ?? 3)
@@ -110,6 +123,8 @@ export const webhooksBench = async (): Promise<BenchResult[]> => {
       await quiet()
       await reset()
       const acknowledged = new Map<string, number>()
+      const serverCpuBefore = processCpuMicros(server.child.pid)
+      const driverCpuBefore = process.cpuUsage()
       const start = epochNow()
       const approve = async (approvePath: string) => {
         await api.call('POST', approvePath, {})
@@ -119,7 +134,9 @@ export const webhooksBench = async (): Promise<BenchResult[]> => {
         ? (await inPool(paths, driverConcurrency, approve), { late: 0, throttled: 0 })
         : await atRate(paths, paced, pacedMaxInFlight, approve)
       const approvedAt = epochNow()
+      const driverCpu = process.cpuUsage(driverCpuBefore)
       const got = await waitForArrivals(count * perApproval, 120_000)
+      const serverCpuAfter = processCpuMicros(server.child.pid)
       const sends = new Set<string>()
       const afterAck: number[] = []
       const afterOccurred: number[] = []
@@ -137,6 +154,9 @@ export const webhooksBench = async (): Promise<BenchResult[]> => {
         approvalsPerSecond: count / ((approvedAt - start) / 1000),
         p50: quantile(afterOccurred, 0.5), p99: quantile(afterOccurred, 0.99), max: quantile(afterOccurred, 1),
         ackP50: quantile(afterAck, 0.5), ackP99: quantile(afterAck, 0.99), late, throttled,
+        // What each approval cost the service (its sends included) and this driver, to see how the two cores were shared.
+        serverCpuUs: serverCpuBefore === null || serverCpuAfter === null ? Number.NaN : (serverCpuAfter - serverCpuBefore) / count,
+        driverCpuUs: (driverCpu.user + driverCpu.system) / count,
       }
     }
 
@@ -171,6 +191,7 @@ export const webhooksBench = async (): Promise<BenchResult[]> => {
         met: deliveriesPerSecond >= 1000 && p99 < 100 && throttled === 0 && pacedDeliveries >= 0.95 * offeredDeliveries && lost === 0 && repeated === 0,
         details: {
           deliveriesPerTrigger: perApproval, approvalsPerSecond: pick(capacity, 'approvalsPerSecond'),
+          serverCpuUsPerApproval: pick(capacity, 'serverCpuUs'), driverCpuUsPerApproval: pick(capacity, 'driverCpuUs'),
           atCapacityP50ms: pick(capacity, 'p50'), atCapacityP99ms: pick(capacity, 'p99'),
           offeredDeliveriesPerSecond: offeredDeliveries, pacedDeliveriesPerSecond: pacedDeliveries,
           p50ms: pick(paced, 'p50'), p99ms: p99, maxMs: pick(paced, 'max'), afterAnswerP50ms: pick(paced, 'ackP50'), afterAnswerP99ms: pick(paced, 'ackP99'),
