@@ -5,7 +5,7 @@ import { AppError, invalidFields, notFound, type FieldError } from '../shared/er
 import { deterministicId, newId } from '../shared/ids.js'
 import { owedFor } from '../shared/installments.js'
 import { isPaymentProviderName, providerDefaultMethods, ZERO_INSTALLMENT } from '../shared/lending.js'
-import { isZero, toMoneyText, toPlainString, type ExactDecimal } from '../shared/exactDecimal.js'
+import { exact, isZero, lessThan, toMoneyText, type ExactDecimal } from '../shared/exactDecimal.js'
 import { fitsMinorUnit, money, toMoneyString } from '../shared/money.js'
 import { creditAggregate } from './credit.js'
 import { creditLineAggregate, methodNames } from './creditLine.js'
@@ -69,7 +69,7 @@ const checkOrderRequest = (body: OrderRequest, owed: ExactDecimal, currency: str
   const errors: FieldError[] = []
   if (body.Amount !== undefined) {
     errors.push(...moneyErrors('body.Amount', body.Amount, currency, true))
-    if (money(body.Amount).greaterThan(toPlainString(owed))) errors.push({ field: 'body.Amount', message: `must not exceed what is owed (${toMoneyText(owed, currency)})` })
+    if (lessThan(owed, exact(body.Amount))) errors.push({ field: 'body.Amount', message: `must not exceed what is owed (${toMoneyText(owed, currency)})` })
   }
   if (body.CollectionCosts !== undefined) errors.push(...moneyErrors('body.CollectionCosts', body.CollectionCosts, currency, false))
   if (body.OverrideMethod !== undefined && gatewayMethods.length > 0 && !gatewayMethods.includes(body.OverrideMethod)) {
