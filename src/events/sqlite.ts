@@ -5,10 +5,12 @@ import { Subject } from 'rxjs'
 import { subscriptionToObservable } from './observable.js'
 import { toRecorded, type StoredEvent } from './serialization.js'
 import { openEventDatabase, type EventRow } from './sqliteSchema.js'
+import { CommittedTail, type TailRead } from './sqliteTail.js'
 import { SqliteWriter, type WriteOutcome, type WriteRequest } from './sqliteWriter.js'
 import { WrongExpectedRevisionError, type EventStore, type EventSubscription } from './store.js'
 import type { RecordedEvent } from './catalogue.js'
 import type { AppendResult, EventMetadata, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions } from './types.js'
+import { deepFreeze } from '../shared/freeze.js'
 
 interface PendingAppend {
   streamId: string
@@ -95,6 +97,8 @@ export interface SqliteEventStoreOptions {
    * orders/s against 67 % and 1,878 orders/s inline (see docs/benchmarks.md).
    */
   writer?: 'worker' | 'inline'
+  /** How many of its latest committed events the store keeps for its subscriptions (0: none, every subscription reads the log). */
+  recentEvents?: number
 }
 
 const parseMetadata = (text: string): EventMetadata => JSON.parse(text)
@@ -124,6 +128,20 @@ const fromLogRow = (row: LogRow): StoredEvent => ({
   metadata: parseMetadata(row[6]),
   recordedAt: row[7],
 })
+
+/** An event just committed, as a read of its row would give it (same JSON text parsed, same upcasting), frozen to be shared. */
+const committedEvent = (request: WriteRequest, index: number, result: AppendResult): RecordedEvent | undefined => {
+  const event = request.events[index]
+  if (event === undefined) return undefined
+  const before = request.events.length - 1 - index
+  return deepFreeze(toRecorded(fromLogRow([
+    result.position - before, request.streamId, result.revision - before, event.id, event.type, event.data, event.metadata, event.recordedAt,
+  ])))
+}
+
+function* recordedFrom(rows: readonly LogRow[]): Generator<RecordedEvent> {
+  for (const row of rows) yield toRecorded(fromLogRow(row))
+}
 
 const toRequest = (item: PendingAppend): WriteRequest => ({
   streamId: item.streamId,
@@ -160,6 +178,11 @@ export class SqliteEventStore implements EventStore {
   /** The last revision of streams this connection appended to or read to the end; cleared when another connection commits. */
   private readonly lastRevisions = new LRUCache<string, number>({ max: 100_000 })
   private dataVersion: number
+  /** The data version read once in this turn of the event loop (see `turnDataVersion`). */
+  private versionThisTurn: number | undefined
+  private readonly tail: CommittedTail<RecordedEvent> | null
+  /** The data version read before the tail's latest commit: while it stands, no other connection has appended after the tail. */
+  private tailVersion = -1
 
   constructor(options: SqliteEventStoreOptions) {
     const synchronous = options.synchronous ?? 'FULL'
@@ -187,11 +210,30 @@ export class SqliteEventStore implements EventStore {
       dataVersion: this.db.prepare<[], number>('PRAGMA data_version').pluck(),
     }
     this.dataVersion = this.statements.dataVersion.get() ?? 0
+    const recent = options.recentEvents ?? 4096
+    this.tail = recent > 0 ? new CommittedTail(recent) : null
+  }
+
+  private freshDataVersion(): number {
+    if (this.versionThisTurn === undefined) setImmediate(() => { this.versionThisTurn = undefined })
+    this.versionThisTurn = this.statements.dataVersion.get() ?? 0
+    return this.versionThisTurn
+  }
+
+  /**
+   * The data version, read at most once per turn of the event loop: the
+   * command handler asks before every load, and the pragma is a read
+   * transaction of its own. Another connection's commit in the same turn is
+   * seen at the next; a command that decided from the state before it is
+   * refused at its append (expected revision) and retried.
+   */
+  private turnDataVersion(): number {
+    return this.versionThisTurn ?? this.freshDataVersion()
   }
 
   knownCurrent(streamId: string, revision: number): boolean {
     if (this.closed) return false
-    const version = this.statements.dataVersion.get() ?? 0
+    const version = this.turnDataVersion()
     if (version !== this.dataVersion) {
       this.dataVersion = version
       this.lastRevisions.clear()
@@ -220,9 +262,12 @@ export class SqliteEventStore implements EventStore {
     try {
       while (this.pending.length > 0) {
         const group = this.pending.splice(0, MAX_GROUP)
+        const requests = group.map(toRequest)
+        // Read before the transaction: a commit of another connection after this read can only make the tail look stale, never current.
+        const versionBefore = this.tail === null ? 0 : this.freshDataVersion()
         let outcomes: WriteOutcome[]
         try {
-          outcomes = await this.writer.commit(group.map(toRequest))
+          outcomes = await this.writer.commit(requests)
         } catch (error) {
           for (const item of group) item.reject(error)
           continue
@@ -230,10 +275,12 @@ export class SqliteEventStore implements EventStore {
         let head = 0
         for (const [index, item] of group.entries()) {
           const outcome = outcomes[index]
-          if (outcome === undefined) item.reject(new Error('append lost'))
+          const request = requests[index]
+          if (outcome === undefined || request === undefined) item.reject(new Error('append lost'))
           else if ('ok' in outcome) {
             head = Math.max(head, outcome.ok.position)
             this.sawRevision(item.streamId, outcome.ok.revision)
+            if (outcome.inserted) this.addToTail(request, outcome.ok, versionBefore)
             item.resolve(outcome.ok)
           } else if ('wrongExpected' in outcome) {
             this.lastRevisions.delete(item.streamId)
@@ -245,6 +292,26 @@ export class SqliteEventStore implements EventStore {
     } finally {
       this.flushing = null
     }
+  }
+
+  private addToTail(request: WriteRequest, result: AppendResult, versionBefore: number): void {
+    if (this.tail === null) return
+    for (let index = 0; index < request.events.length; index++) {
+      const event = committedEvent(request, index, result)
+      if (event !== undefined) this.tail.add(event)
+    }
+    this.tailVersion = versionBefore
+  }
+
+  /**
+   * What the tail holds after `after`; when it holds nothing newer, whether
+   * the log does: not while no other connection has committed since the
+   * tail's latest commit. Null sends the caller to the log.
+   */
+  private recent(after: number, types: ReadonlySet<string> | null): TailRead<RecordedEvent> | null {
+    const read = this.tail?.after(after, types, this.pageSize) ?? null
+    if (read === null || read.through > after) return read
+    return this.turnDataVersion() === this.tailVersion ? read : null
   }
 
   async *readStream(streamId: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
@@ -301,9 +368,16 @@ export class SqliteEventStore implements EventStore {
     return { rows, through: rows.length < this.pageSize || last === undefined ? Math.max(after, head) : last[0] }
   }
 
+  /** The next page of the log after `after` (of the given types only, as JSON, when given), each row parsed as it is taken. */
+  private logPage(after: number, types: string | null): { events: Iterable<RecordedEvent>; through: number } {
+    const { rows, through } = types === null ? { rows: this.page(after, this.pageSize), through: after } : this.typedPage(after, types)
+    return { events: recordedFrom(rows), through }
+  }
+
   subscribe(after: number, options: { types?: readonly string[] } = {}): EventSubscription {
     this.assertOpen()
     const types = options.types === undefined ? null : JSON.stringify(options.types)
+    const typeSet = options.types === undefined ? null : new Set(options.types)
     let position = after
     let active = true
     let wake: (() => void) | undefined
@@ -327,17 +401,18 @@ export class SqliteEventStore implements EventStore {
     async function* iterate(): AsyncGenerator<RecordedEvent> {
       try {
         while (active) {
-          const { rows, through } = store.closed ? { rows: [], through: position }
-            : types === null ? { rows: store.page(position, store.pageSize), through: position }
-              : store.typedPage(position, types)
-          for (const row of rows) {
+          const { events, through } = store.closed ? { events: [], through: position }
+            : store.recent(position, typeSet) ?? store.logPage(position, types)
+          let yielded = 0
+          for (const event of events) {
             if (!active) return
-            position = row[0]
-            yield toRecorded(fromLogRow(row))
+            position = event.position
+            yielded += 1
+            yield event
           }
-          if (rows.length === 0 || through > position) {
+          if (yielded === 0 || through > position) {
             position = Math.max(position, through)
-            if (rows.length === 0) await waitForMore()
+            if (yielded === 0) await waitForMore()
           }
         }
       } finally {
@@ -378,6 +453,7 @@ export class SqliteEventStore implements EventStore {
     if (this.closed) return
     await this.flushing
     this.closed = true
+    this.tail?.clear()
     for (const stop of [...this.openSubscriptions]) stop()
     this.appended.complete()
     await this.writer.close()

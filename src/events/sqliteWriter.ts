@@ -10,7 +10,8 @@ export interface WriteRequest {
 }
 
 export type WriteOutcome =
-  | { ok: AppendResult }
+  /** `inserted` is false for a re-sent append, whose events were already in the log. */
+  | { ok: AppendResult; inserted: boolean }
   | { wrongExpected: { expected: ExpectedRevision; actual: number | 'no_stream' } }
   | { failed: string }
 
@@ -27,7 +28,7 @@ class RefusedAppend extends Error {
  */
 export class SqliteWriter {
   private readonly statements
-  private readonly appendOne: Database.Transaction<(request: WriteRequest) => AppendResult>
+  private readonly appendOne: Database.Transaction<(request: WriteRequest) => { ok: AppendResult; inserted: boolean }>
   private readonly appendGroup: Database.Transaction<(group: WriteRequest[]) => WriteOutcome[]>
 
   constructor(db: Database.Database) {
@@ -42,7 +43,7 @@ export class SqliteWriter {
     this.appendGroup = db.transaction((group: WriteRequest[]) =>
       group.map((request): WriteOutcome => {
         try {
-          return { ok: this.appendOne(request) }
+          return this.appendOne(request)
         } catch (error) {
           if (error instanceof RefusedAppend) return { wrongExpected: { expected: request.expected, actual: error.actual } }
           return { failed: error instanceof Error ? error.message : String(error) }
@@ -54,9 +55,9 @@ export class SqliteWriter {
     return this.appendGroup.immediate(group)
   }
 
-  private appendInTransaction(request: WriteRequest): AppendResult {
+  private appendInTransaction(request: WriteRequest): { ok: AppendResult; inserted: boolean } {
     const repeated = this.repeatedAppend(request)
-    if (repeated !== undefined) return repeated
+    if (repeated !== undefined) return { ok: repeated, inserted: false }
     const current = this.statements.streamRevision.get(request.streamId)?.revision
     const expected = request.expected
     const ok =
@@ -72,7 +73,7 @@ export class SqliteWriter {
       const info = this.statements.insert.run(request.streamId, revision, event.id, event.type, event.data, event.metadata, event.recordedAt)
       position = Number(info.lastInsertRowid)
     }
-    return { revision, position }
+    return { ok: { revision, position }, inserted: true }
   }
 
   /** EventStoreDB treats a re-sent append (same event ids, same stream) as done; so does this store. */
