@@ -28,6 +28,8 @@ export interface EventStore {
    * Catch-up from `after` (exclusive; 0 = from the start) that turns live, as
    * a pull-based iterator. `types` is a hint: an adapter that can skips other
    * types before parsing them, but a consumer still checks each event's type.
+   * An event may be one frozen object shared by every subscriber (the SQLite
+   * store's tail of fresh commits): a consumer never edits one.
    */
   subscribe(after: number, options?: { types?: readonly string[] }): EventSubscription
   /** The same catch-up subscription as an rxjs Observable (for fan-out consumers that never block). */
