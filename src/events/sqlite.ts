@@ -129,14 +129,18 @@ const fromLogRow = (row: LogRow): StoredEvent => ({
   recordedAt: row[7],
 })
 
-/** An event just committed, as a read of its row would give it (same JSON text parsed, same upcasting), frozen to be shared. */
-const committedEvent = (request: WriteRequest, index: number, result: AppendResult): RecordedEvent | undefined => {
-  const event = request.events[index]
-  if (event === undefined) return undefined
-  const before = request.events.length - 1 - index
-  return deepFreeze(toRecorded(fromLogRow([
-    result.position - before, request.streamId, result.revision - before, event.id, event.type, event.data, event.metadata, event.recordedAt,
-  ])))
+/**
+ * The events of an append just committed, as a read of their rows would give
+ * them (same JSON text parsed, same upcasting), frozen to be shared. An
+ * append's events take consecutive positions and revisions ending at its result.
+ */
+function* committedEvents(request: WriteRequest, result: AppendResult): Generator<RecordedEvent> {
+  const lastIndex = request.events.length - 1
+  for (const [index, event] of request.events.entries()) {
+    yield deepFreeze(toRecorded(fromLogRow([
+      result.position - lastIndex + index, request.streamId, result.revision - lastIndex + index, event.id, event.type, event.data, event.metadata, event.recordedAt,
+    ])))
+  }
 }
 
 function* recordedFrom(rows: readonly LogRow[]): Generator<RecordedEvent> {
@@ -296,10 +300,7 @@ export class SqliteEventStore implements EventStore {
 
   private addToTail(request: WriteRequest, result: AppendResult, versionBefore: number): void {
     if (this.tail === null) return
-    for (let index = 0; index < request.events.length; index++) {
-      const event = committedEvent(request, index, result)
-      if (event !== undefined) this.tail.add(event)
-    }
+    for (const event of committedEvents(request, result)) this.tail.add(event)
     this.tailVersion = versionBefore
   }
 
