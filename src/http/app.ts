@@ -3,7 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Services } from '../services.js'
 import { authPlugin } from './plugins/auth.js'
-import { registerErrorHandling } from './plugins/errors.js'
+import { registerErrorHandling, sendFrameworkError } from './plugins/errors.js'
 import { openapiPlugin } from './plugins/openapi.js'
 import { organizationPlugin } from './plugins/organization.js'
 import { requestLoggerFactory } from './requestLogger.js'
@@ -12,6 +12,7 @@ import { ErrorEnvelope, FailEnvelope } from './schemas.js'
 import { validatorCompiler } from './validation.js'
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+const MAX_PATH_PARAMETER = 256
 
 /** The fastify application: plugins, error envelope, OpenAPI, and every route family under /v1. */
 export const buildApp = async (services: Services): Promise<FastifyInstance> => {
@@ -26,6 +27,9 @@ export const buildApp = async (services: Services): Promise<FastifyInstance> => 
       return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID()
     },
     return503OnClosing: true,
+    // The longest parameter a route takes is a 128-character file id; the router refuses longer ones before any schema sees them.
+    routerOptions: { maxParamLength: MAX_PATH_PARAMETER },
+    frameworkErrors: sendFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.setValidatorCompiler(validatorCompiler)

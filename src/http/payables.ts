@@ -168,7 +168,11 @@ export const payableRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   }, async (request) => {
     const organizationId = organizationOf(request).id
     const { creditid: creditId, installmentid: installmentId } = request.params
-    if (await queries.credits.get(organizationId, creditId) === null) throw notFound('credit', creditId)
+    const credit = await queries.credits.get(organizationId, creditId)
+    if (credit === null) throw notFound('credit', creditId)
+    if (installmentId !== ZERO_INSTALLMENT && !credit.installments.some((installment) => installment.installmentId === installmentId)) {
+      throw notFound('installment', installmentId)
+    }
     const { page, limit, status } = request.query
     const { items, total } = await queries.paymentOrders.listForInstallment({
       organizationId, creditId, installmentId, offset: (page - 1) * limit, limit, ...(status === undefined ? {} : { status }),

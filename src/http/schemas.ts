@@ -51,7 +51,7 @@ export const ConfigOrganizationHeaders = Type.Object({
 export const PageQuery = Type.Object({
   page: Type.Integer({ minimum: 1, default: 1 }),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-})
+}, { additionalProperties: false })
 
 export const Pagination = Type.Object({
   current_page: Type.Integer(),

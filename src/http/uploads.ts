@@ -1,5 +1,5 @@
 import path from 'node:path'
-import { PassThrough, Readable, Transform, pipeline } from 'node:stream'
+import { PassThrough, Readable, Transform, finished, pipeline } from 'node:stream'
 import multipart from '@fastify/multipart'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { fileTypeStream } from 'file-type'
@@ -17,6 +17,17 @@ export const uploadPolicy = (config: Config): UploadPolicy => ({ maxBytes: confi
 
 /** Bytes the sniffer looks at: enough for every signature file-type knows. */
 const SAMPLE_BYTES = 4100
+
+/**
+ * Errors of the request body itself (busboy's missing boundary or a body
+ * that ends inside a part, a client aborting the upload) are the client's:
+ * a 400, not a failure of ours.
+ */
+const brokenUpload = (error: unknown): Error => {
+  // @fastify/multipart's own refusals carry their status (406, 413) and keep it.
+  if (error instanceof AppError || (error instanceof Error && 'statusCode' in error)) return error
+  return new AppError('BAD_REQUEST', `the upload is malformed or ended early: ${error instanceof Error ? error.message : String(error)}`)
+}
 
 const tooLarge = (policy: UploadPolicy) =>
   new AppError('PAYLOAD_TOO_LARGE', `the file is larger than ${policy.maxBytes} bytes`, { maxBytes: policy.maxBytes }, { connection: 'close' })
@@ -57,7 +68,7 @@ const cleanFilename = (name: string | null | undefined): string | null => {
 /** The uploaded file's bytes and name, from a raw body or the file part of a multipart body. */
 export const readUpload = async (request: FastifyRequest, policy: UploadPolicy, filename: string | undefined): Promise<IncomingUpload> => {
   if (request.isMultipart()) {
-    const part = await request.file()
+    const part = await request.file().catch((error: unknown) => { throw brokenUpload(error) })
     if (part === undefined) throw new AppError('BAD_REQUEST', 'the multipart body has no file part')
     return { source: part.file, filename: cleanFilename(part.filename) }
   }
@@ -93,6 +104,10 @@ export const storeUpload = async (
   policy: UploadPolicy,
 ): Promise<StoredFile> => {
   const guard = new PassThrough()
+  // pipe() does not pass errors on: a body that breaks off mid-file (even before this point) must fail the store, not leave it waiting.
+  finished(upload.source, (error) => {
+    if (error !== undefined && error !== null) guard.destroy(brokenUpload(error))
+  })
   upload.source.pipe(guard)
   const release = () => {
     upload.source.unpipe(guard)

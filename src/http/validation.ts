@@ -4,9 +4,52 @@ import type { FastifySchemaCompiler } from 'fastify'
 
 const common: Options = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false }
 
+/** ajv-formats' own full RFC 3339 check, before ours replaces the format. */
+const isRfc3339DateTime = formats.default(new Ajv()).compile<string>({ type: 'string', format: 'date-time' })
+
 const withFormats = (ajv: Ajv): Ajv => {
   formats.default(ajv)
+  // RFC 3339 allows a leap second (23:59:60), which a JavaScript Date cannot hold: such a time would pass the schema and fail deeper in.
+  ajv.addFormat('date-time', { type: 'string', validate: (text: string) => isRfc3339DateTime(text) && Number.isFinite(Date.parse(text)) })
   return ajv
+}
+
+const bounds = { integer: Number.MAX_SAFE_INTEGER, number: Number.MAX_VALUE } as const
+type NumericType = keyof typeof bounds
+
+const numericTypeOf = (type: unknown): NumericType | null => {
+  const types: unknown[] = Array.isArray(type) ? type : [type]
+  if (types.includes('integer')) return 'integer'
+  return types.includes('number') ? 'number' : null
+}
+
+/** Keywords holding data, not schemas; and keywords holding schemas by a name that may itself be a keyword (a field called `default`). */
+const VALUES = new Set(['const', 'default', 'enum', 'examples'])
+const SCHEMAS_BY_NAME = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'])
+
+/**
+ * A copy of a schema whose numbers are finite and whose integers are safe.
+ * Query text "1e999" coerces to Infinity, and so does a JSON body's 1e999;
+ * ajv's number and integer checks accept Infinity, which would then pass a
+ * lone `minimum` and break whatever counts with it. Bounds a schema already
+ * has are kept.
+ */
+export const withFiniteNumbers = (schema: unknown): unknown => {
+  if (Array.isArray(schema)) return schema.map(withFiniteNumbers)
+  if (typeof schema !== 'object' || schema === null) return schema
+  const copy: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(schema)) {
+    if (VALUES.has(key)) copy[key] = value
+    else if (SCHEMAS_BY_NAME.has(key) && typeof value === 'object' && value !== null) {
+      copy[key] = Object.fromEntries(Object.entries(value).map(([name, inner]) => [name, withFiniteNumbers(inner)]))
+    } else copy[key] = withFiniteNumbers(value)
+  }
+  const numeric = numericTypeOf(copy['type'])
+  if (numeric !== null) {
+    if (copy['maximum'] === undefined && copy['exclusiveMaximum'] === undefined) copy['maximum'] = bounds[numeric]
+    if (copy['minimum'] === undefined && copy['exclusiveMinimum'] === undefined) copy['minimum'] = -bounds[numeric]
+  }
+  return copy
 }
 
 /**
@@ -23,4 +66,4 @@ const compilers = {
 }
 
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? compilers.body : compilers.text).compile(schema)
+  (httpPart === 'body' ? compilers.body : compilers.text).compile(withFiniteNumbers(schema) as object)

@@ -78,6 +78,14 @@ const readCapped = async (body: AsyncIterable<Buffer>, max: number): Promise<{ t
   return { text: Buffer.concat(chunks).toString('utf8'), truncated: false }
 }
 
+/** `work`, or the signal's reason once it aborts first: a DNS lookup cannot be cancelled, but nothing need wait for it. */
+const beforeAbort = <T>(work: Promise<T>, signal: AbortSignal): Promise<T> =>
+  new Promise<T>((resolve, reject) => {
+    const abandon = () => reject(signal.reason)
+    signal.addEventListener('abort', abandon, { once: true })
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abandon))
+  })
+
 /** One HTTP exchange: destination checked, bounded in time (whole exchange) and in response size; never throws. */
 export const exchange = async (outgoing: OutgoingRequest, options: HttpOptions): Promise<Exchange> => {
   const now = options.now ?? (() => performance.now())
@@ -85,7 +93,7 @@ export const exchange = async (outgoing: OutgoingRequest, options: HttpOptions):
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(), options.timeoutMs)
   try {
-    await checkDestination(outgoing.url, options.allowPrivate)
+    await beforeAbort(checkDestination(outgoing.url, options.allowPrivate), controller.signal)
     const response = await request(outgoing.url, {
       method: outgoing.method,
       headers: outgoing.headers,

@@ -82,6 +82,10 @@ t.test('order refusals: state, installment, amounts, methods, organization', asy
   t.equal(notPayable.statusCode, 409)
   t.match(notPayable.json().data, { code: 'CREDIT_NOT_PAYABLE', state: 'Solicitado' })
   t.equal((await l.call('POST', ordersOf(credit.ID, requested.installments[0]!.ID), {})).statusCode, 404, 'an installment of another credit')
+  const otherInstallmentsOrders = await l.call('GET', ordersOf(credit.ID, requested.installments[0]!.ID))
+  t.equal(otherInstallmentsOrders.statusCode, 404, 'nor are the orders of an installment of another credit listed as none')
+  t.match(otherInstallmentsOrders.json().data, { code: 'NOT_FOUND', resource: 'installment' })
+  t.equal((await l.call('GET', ordersOf(credit.ID, 'zero'))).statusCode, 200, 'zero is every credit\'s')
   t.equal((await l.call('POST', ordersOf(credit.ID, 'not-an-installment'), {})).statusCode, 400)
   const field = async (body: Record<string, unknown>) => {
     const response = await l.call('POST', url, body)

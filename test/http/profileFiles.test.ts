@@ -83,6 +83,13 @@ t.test('uploads are refused when too large, of unrecognised or unaccepted conten
   t.equal(gif.statusCode, 415)
   t.match(gif.json().data, { detected: 'image/gif' }, 'a recognised type outside UPLOAD_ALLOWED_TYPES')
   t.equal((await upload(svc, svc.organizationId, profileId, 'work-certificate', Buffer.alloc(0))).statusCode, 400, 'an empty body')
+  const unbounded = await upload(svc, svc.organizationId, profileId, 'work-certificate', pdfBytes, 'multipart/form-data; boundary=x')
+  t.equal(unbounded.statusCode, 400, 'a multipart body without its boundary')
+  t.match(unbounded.json().data, { code: 'BAD_REQUEST', message: /^the upload is malformed or ended early/ })
+  const whole = multipartBody(pdfBytes, 'cut.pdf', 'application/pdf')
+  const cut = await upload(svc, svc.organizationId, profileId, 'work-certificate', whole.payload.subarray(0, whole.payload.length - 60), whole.contentType)
+  t.equal(cut.statusCode, 400, 'a multipart body that ends inside its file')
+  t.match(cut.json().data, { code: 'BAD_REQUEST', message: /^the upload is malformed or ended early/ })
 
   const legalOnly = await upload(svc, svc.organizationId, profileId, 'chamber-of-commerce-certificate', pdfBytes)
   t.equal(legalOnly.statusCode, 400, 'a legal person\'s campo on a natural profile')

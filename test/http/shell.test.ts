@@ -33,6 +33,42 @@ t.test('malformed JSON and wrong content types are 4xx in the envelope', async (
   t.equal(text.json().data.code, 'UNSUPPORTED_MEDIA_TYPE')
 })
 
+t.test('a path the router cannot take answers in the envelope: a percent-escape that does not decode, a parameter longer than any id', async (t) => {
+  const svc = await createTestApp(t)
+  const undecodable = await svc.call({ method: 'GET', url: '/v1/organizations/%ZZ', token: svc.adminToken })
+  t.equal(undecodable.statusCode, 400)
+  t.equal(undecodable.json().data.code, 'BAD_REQUEST')
+  const long = await svc.call({ method: 'GET', url: `/v1/organizations/${'x'.repeat(300)}`, token: svc.adminToken })
+  t.equal(long.statusCode, 414)
+  t.same(long.json(), { status: 'fail', data: { code: 'URI_TOO_LONG', message: 'a path parameter is longer than any this API takes' } })
+  const fileId = await svc.call({ method: 'GET', url: `/v1/export/orders/file/${'a'.repeat(128)}`, token: svc.adminToken, organizationId: svc.organizationId })
+  t.equal(fileId.statusCode, 404, 'a 128-character file id, which the route takes, reaches the route')
+})
+
+t.test('a number beyond a double, or a leap second, is refused by validation rather than failing deeper in', async (t) => {
+  const svc = await createTestApp(t)
+  const query = async (url: string) => {
+    const response = await svc.call({ method: 'GET', url, token: svc.adminToken, organizationId: svc.organizationId })
+    return { status: response.statusCode, body: response.json() }
+  }
+  for (const page of ['1e999', '9'.repeat(400), String(2 ** 53)]) {
+    const { status, body } = await query(`/v1/organizations?page=${page}`)
+    t.equal(status, 400, `page=${page.slice(0, 20)}`)
+    t.same(body.data.errors, [{ field: 'querystring.page', message: `must be <= ${Number.MAX_SAFE_INTEGER}` }])
+  }
+  t.equal((await query(`/v1/organizations?page=${Number.MAX_SAFE_INTEGER}`)).status, 200, 'the largest safe integer is still a page')
+  const leap = await query('/v1/exports?requestedFrom=2016-12-31T23:59:60Z')
+  t.equal(leap.status, 400)
+  t.same(leap.body.data.errors, [{ field: 'querystring.requestedFrom', message: 'must match format "date-time"' }])
+  t.equal((await query('/v1/exports?requestedFrom=2016-12-31T23:59:59Z')).status, 200)
+  const overflow = await svc.call({
+    method: 'POST', url: '/v1/taxes', token: svc.adminToken, organizationId: svc.organizationId, headers: { 'content-type': 'application/json' },
+    payload: '{"name":"IVA","type":"VAT","percentage":1e999,"applies_to":["PAYMENT"]}',
+  })
+  t.equal(overflow.statusCode, 400, 'a JSON body\'s 1e999 parses to Infinity and is refused')
+  t.equal(overflow.json().data.errors[0].field, 'body.percentage')
+})
+
 t.test('an unexpected failure answers 500 without internals', async (t) => {
   const svc = await createTestApp(t)
   svc.runtime.queries.organizations.list = async () => { throw new Error('secret database detail at /srv/db') }

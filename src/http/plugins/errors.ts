@@ -38,6 +38,13 @@ const fastifyClientErrors: Record<string, AppError['code']> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: 'BAD_REQUEST',
 }
 
+/** What the router refuses before a route is found: a path that does not decode, or a parameter longer than any route takes. */
+const routerRefusal = (error: FastifyError): AppError | null => {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return new AppError('URI_TOO_LONG', 'a path parameter is longer than any this API takes')
+  if (error.code === 'FST_ERR_BAD_URL') return new AppError('BAD_REQUEST', 'the path is not a valid URL: a percent-escape does not decode')
+  return null
+}
+
 /** Any error as the AppError the client is told about; 5xx ones stay generic. */
 export const toAppError = (error: FastifyError | Error, request: FastifyRequest): AppError => {
   if (isAppError(error)) return error
@@ -56,6 +63,14 @@ export const sendEnvelope = (reply: FastifyReply, error: AppError): FastifyReply
   // 501 answers a request the service understood but does not do (the interface's DRY_RUN_NOT_SUPPORTED): a `fail` with its data.
   if (error.status >= 500 && error.status !== 501) return reply.send({ status: 'error', message: error.message })
   return reply.send({ status: 'fail', data: { code: error.code, message: error.message, ...error.details } })
+}
+
+/** fastify's `frameworkErrors`: the router's own refusals in the envelope too. */
+export const sendFrameworkError = (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+  const refusal = routerRefusal(error)
+  if (refusal !== null) return sendEnvelope(reply, refusal)
+  request.log.error({ err: error }, 'request failed')
+  return sendEnvelope(reply, new AppError('INTERNAL', 'Internal server error'))
 }
 
 /** One error handler for the whole API: the failure envelope for 4xx, a bare message for 5xx. */
