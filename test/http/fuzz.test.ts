@@ -6,8 +6,9 @@
  * 60-digit decimals, the longest text) or to a schema-invalid value (wrong
  * types, null, empty, 10k characters, unknown fields, arrays for objects,
  * malformed or hostile JSON, bad path ids and query values, bad organization
- * headers, broken uploads). No answer may be a 5xx, and every 4xx must be the
- * failure envelope. The inputs are fixed by the seed (per operation, so a new
+ * headers, broken uploads). No answer may be a 5xx, every 4xx must be the
+ * failure envelope, and a member of another organization, acting in it, must
+ * never be shown an id of this one by a route that needs credentials. The inputs are fixed by the seed (per operation, so a new
  * route does not reshuffle the others); fixture ids differ from run to run.
  *
  * FUZZ_OPS=<regex over "METHOD /path"> narrows the sweep (to reproduce a finding);
@@ -283,9 +284,12 @@ interface Operation {
   stream: boolean
   /** The body is a file (raw bytes or multipart), not described by a schema. */
   upload: boolean
+  /** Needs no credentials (`security: []`): what it shows is for anyone. */
+  public: boolean
 }
 
 interface OpenApiOperation {
+  security?: unknown[]
   parameters?: Parameter[]
   requestBody?: { content: Record<string, { schema: Schema }> }
   responses?: Record<string, { content?: Record<string, unknown> }>
@@ -303,6 +307,7 @@ const operationsOf = (doc: { paths: Record<string, Record<string, OpenApiOperati
       documented: new Set(responses.map(([status]) => Number(status))),
       stream: responses.some(([, r]) => Object.keys(r.content ?? {}).includes('text/event-stream')),
       upload: method === 'put' && /\/(files|signature-file)\/\{[^}]+\}$/.test(path),
+      public: op.security !== undefined && op.security.length === 0,
     }
   }))
 
@@ -582,7 +587,7 @@ const describe = (f: Finding): string => {
 
 // ---------------------------------------------------------------- the sweep
 
-t.test('no route answers 5xx to schema-valid or malformed input, and every 4xx is the failure envelope', async (t) => {
+t.test('no route answers 5xx to schema-valid or malformed input, every 4xx is the failure envelope, and no other organization sees this one\'s ids', async (t) => {
   // Nothing leaves the machine, and no answer waits on a resolver: the webhooks the sweep sends (to https://hooks.invalid/…) fail to resolve at once.
   const lookup = dns.promises.lookup
   const noDns = async () => { throw Object.assign(new Error('getaddrinfo ENOTFOUND (no DNS in the sweep)'), { code: 'ENOTFOUND' }) }
@@ -613,6 +618,8 @@ t.test('no route answers 5xx to schema-valid or malformed input, and every 4xx i
   const operations = operationsOf(doc).filter((op) => only === null || only.test(`${op.method} ${op.path}`))
     .sort((a, b) => order.indexOf(a.method) - order.indexOf(b.method))
 
+  // Ids a member of the other organization must never be shown by a route that needs credentials.
+  const ownIds = Object.values(fixtures.pools).flat()
   const findings: Finding[] = []
   const tally = new Map<string, number>()
   let sent = 0
@@ -632,7 +639,10 @@ t.test('no route answers 5xx to schema-valid or malformed input, and every 4xx i
     if (process.env['FUZZ_DEBUG'] !== undefined && ['valid', 'edge'].includes(request.kind) && status >= 400) {
       console.error(`${request.kind} ${status} ${op.method} ${op.path} ${clip(answer?.body ?? '', 300)}`)
     }
-    const problem = answer === null ? broken ?? `no answer within ${ANSWER_WITHIN_MS} ms` : problemOf(op, answer.statusCode, answer.body)
+    const problem = answer === null ? broken ?? `no answer within ${ANSWER_WITHIN_MS} ms`
+      : request.kind === 'auth:foreign-member' && !op.public && status < 300 && ownIds.some((id) => answer.body.includes(id))
+        ? `answered ${status} to a member of another organization with ids of this one`
+        : problemOf(op, answer.statusCode, answer.body)
     if (problem !== null) findings.push({ operation: `${op.method} ${op.path}`, request, status, body: answer?.body ?? '', problem, log: [...logged] })
     return answer
   }
@@ -656,7 +666,10 @@ t.test('no route answers 5xx to schema-valid or malformed input, and every 4xx i
     const badToken = rng.pick(['Bearer nope', 'Basic Zm9vOmJhcg==', `Bearer ${'a'.repeat(5_000)}`, 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.', 'Bearer'])
     await send(op, build(op, base, 'auth:none', {}, uploadOf(op, rng)))
     await send(op, build(op, base, 'auth:bad-token', { authorization: badToken }, uploadOf(op, rng)))
-    await send(op, build(op, base, 'auth:foreign-member', { authorization: `Bearer ${fixtures.foreignToken}` }, uploadOf(op, rng)))
+    // A member of the other organization, acting in it (a stream of its own would not end: here, in this one), naming this organization's ids:
+    // never shown them.
+    const foreignMember = { authorization: `Bearer ${fixtures.foreignToken}` }
+    await send(op, build(op, op.stream ? base : { ...base, headers: foreignHeaders }, 'auth:foreign-member', foreignMember, uploadOf(op, rng)))
     if (op.stream) continue // anything else opens an endless event stream
     await send(op, build(op, { ...base, headers: foreignHeaders }, 'auth:admin-in-foreign-organization', admin, uploadOf(op, rng)))
     // Schema-valid requests: a known good body first where random ones rarely pass the domain's checks, then half with every field
