@@ -68,27 +68,45 @@ const requireActiveOrganization = async (commands: CommandHandler, organizationI
   return state
 }
 
+const unknownRoleTemplate = (organizationId: string, roleTemplateId: string) =>
+  new AppError('VALIDATION_ERROR', `role template ${roleTemplateId} does not exist in organization ${organizationId}`, {
+    errors: [{ field: 'body.roleTemplateId', message: 'unknown role template in this organization' }],
+  })
+
 const requireRoleTemplate = async (commands: CommandHandler, organizationId: string, roleTemplateId: string) => {
   const { state } = await commands.load(roleTemplateAggregate, roleTemplateId)
-  if (state.status !== 'active' || state.organizationId !== organizationId) {
-    throw new AppError('VALIDATION_ERROR', `role template ${roleTemplateId} does not exist in organization ${organizationId}`, {
-      errors: [{ field: 'body.roleTemplateId', message: 'unknown role template in this organization' }],
-    })
-  }
+  if (state.status !== 'active' || state.organizationId !== organizationId) throw unknownRoleTemplate(organizationId, roleTemplateId)
 }
 
-/** Links a user or client to an organization with a role template (and counts the use on the template). */
-export const grantMembership = async (
-  commands: CommandHandler,
-  input: { organizationId: string; principalId: string; principalType: PrincipalType; roleTemplateId: string },
-  context: CommandContext,
+interface MembershipInput { organizationId: string; principalId: string; principalType: PrincipalType; roleTemplateId: string }
+
+/**
+ * Makes a principal (`register`) and links it to the organization with a
+ * role template. The template's use is recorded first: from then on it
+ * cannot be deleted, and a template deleted since `requireRoleTemplate`
+ * looked is refused before anything is written. When `register` is refused
+ * (a username or client id taken), the use it recorded is withdrawn, so a
+ * refusal leaves nothing.
+ */
+const registerWithMembership = async <T extends { position: number }>(
+  commands: CommandHandler, input: MembershipInput, context: CommandContext, register: () => Promise<T>,
 ) => {
   const id = membershipId(input.organizationId, input.principalId)
   const assigned = await commands.execute(roleTemplateAggregate, input.roleTemplateId, {
     type: 'AssignRoleTemplate', membershipId: id, organizationId: input.organizationId,
-  }, context)
+  }, context).catch((error: unknown) => {
+    throw error instanceof AppError && error.code === 'NOT_FOUND' ? unknownRoleTemplate(input.organizationId, input.roleTemplateId) : error
+  })
+  let registered: T
+  try {
+    registered = await register()
+  } catch (error) {
+    // Only a use this call recorded: an existing principal's membership (a client id registered twice) keeps its own.
+    if (assigned.events.length > 0) await commands.execute(roleTemplateAggregate, input.roleTemplateId, { type: 'UnassignRoleTemplate', membershipId: id }, context)
+    throw error
+  }
   const granted = await commands.execute(membershipAggregate, id, { type: 'GrantMembership', membershipId: id, ...input }, context)
-  return { membershipId: id, position: maxPosition([assigned.position, granted.position]) }
+  return { registered, membershipId: id, position: maxPosition([assigned.position, registered.position, granted.position]) }
 }
 
 export const createUser = async (
@@ -98,21 +116,21 @@ export const createUser = async (
 ) => {
   await requireActiveOrganization(commands, input.organizationId)
   await requireRoleTemplate(commands, input.organizationId, input.roleTemplateId)
-  const claim = await commands.execute(usernameAggregate, deterministicId('username', input.username.trim().toLowerCase()), {
-    type: 'ClaimUsername', username: input.username, userId: input.userId,
-  }, context)
-  const registered = await commands.execute(userAggregate, input.userId, {
-    type: 'RegisterUser', userId: input.userId, username: input.username, passwordHash: input.passwordHash,
-    organizationId: input.organizationId, now: input.now,
-  }, context)
-  const totp = input.encryptedTotpSecret === null
-    ? { position: 0 }
-    : await commands.execute(userAggregate, input.userId, { type: 'EnrollTotp', encryptedSecret: input.encryptedTotpSecret }, context)
-  const membership = await grantMembership(commands, {
-    organizationId: input.organizationId, principalId: input.userId, principalType: 'user', roleTemplateId: input.roleTemplateId,
-  }, context)
-  return { user: registered.state, membershipId: membership.membershipId,
-    position: maxPosition([claim.position, registered.position, totp.position, membership.position]) }
+  const membership = { organizationId: input.organizationId, principalId: input.userId, principalType: 'user' as const, roleTemplateId: input.roleTemplateId }
+  const made = await registerWithMembership(commands, membership, context, async () => {
+    const claim = await commands.execute(usernameAggregate, deterministicId('username', input.username.trim().toLowerCase()), {
+      type: 'ClaimUsername', username: input.username, userId: input.userId,
+    }, context)
+    const registered = await commands.execute(userAggregate, input.userId, {
+      type: 'RegisterUser', userId: input.userId, username: input.username, passwordHash: input.passwordHash,
+      organizationId: input.organizationId, now: input.now,
+    }, context)
+    const totp = input.encryptedTotpSecret === null
+      ? { position: 0 }
+      : await commands.execute(userAggregate, input.userId, { type: 'EnrollTotp', encryptedSecret: input.encryptedTotpSecret }, context)
+    return { user: registered.state, position: maxPosition([claim.position, registered.position, totp.position]) }
+  })
+  return { user: made.registered.user, membershipId: made.membershipId, position: made.position }
 }
 
 export const createClient = async (
@@ -122,14 +140,12 @@ export const createClient = async (
 ) => {
   await requireActiveOrganization(commands, input.organizationId)
   await requireRoleTemplate(commands, input.organizationId, input.roleTemplateId)
-  const registered = await commands.execute(oauthClientAggregate, deterministicId('oauthClient', input.clientId), {
+  const membership = { organizationId: input.organizationId, principalId: input.clientId, principalType: 'client' as const, roleTemplateId: input.roleTemplateId }
+  const made = await registerWithMembership(commands, membership, context, () => commands.execute(oauthClientAggregate, clientStreamId(input.clientId), {
     type: 'RegisterClient', clientId: input.clientId, name: input.name, secretHash: input.secretHash, scopes: input.scopes,
     organizationId: input.organizationId, now: input.now,
-  }, context)
-  const membership = await grantMembership(commands, {
-    organizationId: input.organizationId, principalId: input.clientId, principalType: 'client', roleTemplateId: input.roleTemplateId,
-  }, context)
-  return { client: registered.state, position: maxPosition([registered.position, membership.position]) }
+  }, context))
+  return { client: made.registered.state, position: made.position }
 }
 
 /** Client ids are free text (ADMIN_CLIENT_ID may be any name); their stream id is derived from it. */

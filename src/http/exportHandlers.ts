@@ -52,8 +52,8 @@ const checkBody = (services: Services, dataSet: DataSet, body: ExportBody): void
   if (errors.length > 0) throw bindError(errors)
 }
 
-/** Serializes the admission of one organization's reports jobs on this instance, so concurrent requests cannot both slip under the cap. */
-export class KeyedLock {
+/** Serializes work by key: one runs at a time per key, in arrival order. */
+class KeyedLock {
   private readonly tails = new Map<string, Promise<void>>()
 
   async run<T>(key: string, work: () => Promise<T>): Promise<T> {
@@ -96,8 +96,24 @@ const checkReportsCap = async (services: Services, organizationId: string): Prom
   }, { 'retry-after': String(retryAfter) })
 }
 
+/**
+ * The admission of one organization's reports jobs, serialized on this
+ * instance so concurrent requests cannot both slip under the cap: one lock
+ * per service instance, shared by every route that admits them (POST
+ * /exports and the legacy POST /reports/export).
+ */
+const reportsAdmissions = new WeakMap<Services, KeyedLock>()
+const reportsAdmissionOf = (services: Services): KeyedLock => {
+  let lock = reportsAdmissions.get(services)
+  if (lock === undefined) {
+    lock = new KeyedLock()
+    reportsAdmissions.set(services, lock)
+  }
+  return lock
+}
+
 /** POST /exports (and POST /reports/export): checks, then appends ExportRequested; the runner does the rest. */
-export const createExport = async (services: Services, request: FastifyRequest, body: ExportBody, lock: KeyedLock): Promise<string> => {
+export const createExport = async (services: Services, request: FastifyRequest, body: ExportBody): Promise<string> => {
   const organization = organizationOf(request)
   requireExportPermissions(organization, body.type)
   const dataSet = services.exports.dataSets.get(body.type)
@@ -111,7 +127,7 @@ export const createExport = async (services: Services, request: FastifyRequest, 
     }, commandContext(request))
   }
   if (body.type === 'reports') {
-    await lock.run(organization.id, async () => {
+    await reportsAdmissionOf(services).run(organization.id, async () => {
       await checkReportsCap(services, organization.id)
       await append()
     })

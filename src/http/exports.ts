@@ -4,7 +4,7 @@ import { blobKinds } from '../exports/blobs.js'
 import { ExportRequestBody } from '../exports/catalogue.js'
 import type { Services } from '../services.js'
 import {
-  acceptJsonBodiesOnly, createExport, estimateExport, jobBody, KeyedLock, listJobs, ListQuery, loadJob, sendBlob, sendJobFile, sourcesBody,
+  acceptJsonBodiesOnly, createExport, estimateExport, jobBody, listJobs, ListQuery, loadJob, sendBlob, sendJobFile, sourcesBody,
 } from './exportHandlers.js'
 import { streamExportEvents } from './exportStream.js'
 import { ExportJob } from './exportViews.js'
@@ -50,7 +50,6 @@ const tags = ['Exports']
 /** The canonical export family: asynchronous jobs, their files, progress events, report sources and pre-built blobs. */
 export const exportRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   acceptJsonBodiesOnly(app)
-  const reportsAdmission = new KeyedLock()
 
   app.post('/exports', {
     config: { organization: 'header', validationCode: 'BIND_ERROR' },
@@ -68,7 +67,7 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     },
   }, async (request, reply) => {
     if (request.query.dryRun === true) return reply.code(200).send(await estimateExport(services, request, request.body))
-    const orderID = await createExport(services, request, request.body, reportsAdmission)
+    const orderID = await createExport(services, request, request.body)
     return reply.code(202).header('location', `/v1/exports/${orderID}`).send({ status: 'success', data: { orderID } })
   })
 

@@ -8,7 +8,7 @@ import { AppError, invalidFields } from '../shared/errors.js'
 import type { Permission } from '../shared/permissions.js'
 import { systemContext } from '../processes/exportRunner.js'
 import {
-  acceptJsonBodiesOnly, createExport, estimateExport, KeyedLock, listJobs, ListQuery, loadJobByFileId, sendBlob, sendInlineExport, sendJobFile,
+  acceptJsonBodiesOnly, createExport, estimateExport, listJobs, ListQuery, loadJobByFileId, sendBlob, sendInlineExport, sendJobFile,
   sourcesBody,
 } from './exportHandlers.js'
 import { Created, Estimate, FileResponse, JobList, Sources } from './exports.js'
@@ -103,7 +103,6 @@ const FileIdParams = Type.Object({ fileid: Type.String({ pattern: '^[A-Za-z0-9_-
  */
 export const legacyExportRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   acceptJsonBodiesOnly(app)
-  const reportsAdmission = new KeyedLock()
 
   app.addHook('preValidation', async (request, reply) => {
     const legacy = request.routeOptions.config.legacy
@@ -197,7 +196,7 @@ export const legacyExportRoutes: FastifyPluginAsyncTypebox<{ services: Services 
   }, async (request, reply) => {
     const parsed = parseExportBody({ ...request.body, type: 'reports' })
     if ('errors' in parsed) throw invalidFields(parsed.errors, 'BIND_ERROR')
-    const orderID = await createExport(services, request, parsed.body, reportsAdmission)
+    const orderID = await createExport(services, request, parsed.body)
     return reply.code(202).header('location', `/v1/exports/${orderID}`).send({ status: 'success', data: { orderID } })
   })
 

@@ -57,6 +57,36 @@ t.test('users: unique usernames, role templates of the same organization only', 
   t.equal(foreignTemplate.json().data.errors[0].field, 'body.roleTemplateId')
 })
 
+t.test('a refused user creation leaves its role template unused, and a repeated client registration keeps the existing membership\'s use', async (t) => {
+  const svc = await createTestApp(t)
+  const org = svc.organizationId
+  const templates = `/v1/organization/${org}/role-template`
+  const template = async (name: string): Promise<string> =>
+    (await svc.call({ method: 'POST', url: templates, token: svc.adminToken, payload: { name, permissions: ['ReadCredit'] } })).json().data.id
+  const usage = async (id: string): Promise<number> => (await svc.call({ method: 'GET', url: `${templates}/${id}`, token: svc.adminToken })).json().data.usage_count
+  const first = await template('first')
+  const second = await template('second')
+  const add = (username: string, roleTemplateId: string) => svc.call({
+    method: 'POST', url: `/v1/organization/${org}/users`, token: svc.adminToken, payload: { username, password: 'long enough password', roleTemplateId },
+  })
+  t.equal((await add('diana', first)).statusCode, 201)
+  t.equal((await add('DIANA', second)).json().data.code, 'USERNAME_TAKEN')
+  t.equal(await usage(first), 1)
+  t.equal(await usage(second), 0, 'the refused creation withdrew the use it recorded')
+  t.equal((await svc.call({ method: 'DELETE', url: `${templates}/${second}`, token: svc.adminToken })).statusCode, 204)
+
+  // Registering a client id that exists (a workflow retried) is refused without touching the membership the client has.
+  const { createClient } = await import('../../src/commands/identity.js')
+  const input = { clientId: 'partner-crm', name: 'CRM', secretHash: 'x', scopes: [], organizationId: org, roleTemplateId: first, now: new Date().toISOString() }
+  const context = { organizationId: org, actorId: 'test', correlationId: 'c-1' }
+  const made = await createClient(svc.runtime.commands, input, context)
+  await svc.runtime.settle(made.position)
+  await t.rejects(createClient(svc.runtime.commands, input, context), { code: 'ALREADY_EXISTS' })
+  t.equal(await usage(first), 2)
+  const refused = await svc.call({ method: 'DELETE', url: `${templates}/${first}`, token: svc.adminToken })
+  t.equal(refused.json().data.code, 'ROLE_TEMPLATE_IN_USE', 'the client\'s membership still holds the template')
+})
+
 t.test('concurrent creations of one username make exactly one user', async (t) => {
   const svc = await createTestApp(t)
   const attempts = await Promise.all(Array.from({ length: 5 }, () => svc.call({
