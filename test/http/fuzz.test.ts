@@ -11,7 +11,7 @@
  * never be shown an id of this one by a route that needs credentials. The inputs are fixed by the seed (per operation, so a new
  * route does not reshuffle the others); fixture ids differ from run to run.
  *
- * FUZZ_OPS=<regex over "METHOD /path"> narrows the sweep (to reproduce a finding);
+ * FUZZ_OPS=<regex over "METHOD /path"> narrows the sweep (to reproduce a finding); FUZZ_SEED=<n> sends other inputs;
  * FUZZ_DEBUG=1 prints every 4xx/5xx answer to valid and edge requests on stderr.
  */
 import dns from 'node:dns'
@@ -27,7 +27,8 @@ import { addMember } from '../helpers/members.js'
 import { createOrganization } from '../helpers/organizations.js'
 import { consumerModel } from '../helpers/scoring.js'
 
-const SEED = 0x5eed2026
+/** FUZZ_SEED explores other inputs; CI runs the fixed seed, so a finding reproduces. */
+const SEED = Number(process.env['FUZZ_SEED'] ?? 0x5eed2026)
 const VALID_PER_OPERATION = 16
 const EDGES_PER_OPERATION = 80
 const ANSWER_WITHIN_MS = 5_000
@@ -618,8 +619,8 @@ t.test('no route answers 5xx to schema-valid or malformed input, every 4xx is th
   const operations = operationsOf(doc).filter((op) => only === null || only.test(`${op.method} ${op.path}`))
     .sort((a, b) => order.indexOf(a.method) - order.indexOf(b.method))
 
-  // Ids a member of the other organization must never be shown by a route that needs credentials.
-  const ownIds = Object.values(fixtures.pools).flat()
+  // Ids a member of the other organization must never be shown by a route that needs credentials (cities are everyone's reference data).
+  const ownIds = Object.entries(fixtures.pools).filter(([pool]) => pool !== 'cities').flatMap(([, ids]) => ids)
   const findings: Finding[] = []
   const tally = new Map<string, number>()
   let sent = 0

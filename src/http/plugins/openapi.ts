@@ -16,7 +16,10 @@ export const openapiPlugin = fp(async (app: FastifyInstance, options: { services
         title: 'Credit management service',
         version: '1.0.0',
         description: 'Event-sourced credit-management backend. Every 4xx answers `{status:"fail", data:{code, message, ...}}`; ' +
-          'every 5xx `{status:"error", message}`. Money is a decimal string.',
+          'every 5xx `{status:"error", message}`. Money is a decimal string. Besides the answers each operation lists: any ' +
+          'request that records a change may answer 409 `CONCURRENCY_CONFLICT` when its resource changed concurrently more ' +
+          'often than the service\'s retries absorb (nothing was changed; repeat it), and any path may answer 400 ' +
+          '`BAD_REQUEST` (a percent-escape that does not decode) or 414 `URI_TOO_LONG` (a path parameter over 256 characters).',
       },
       servers: [{ url: issuer }],
       components: {
