@@ -5,7 +5,7 @@ import { bootstrap } from './identity/bootstrap.js'
 import type { ProjectionTiming } from './projections/runner.js'
 import { createRuntime } from './runtime.js'
 import { startServer } from './server.js'
-import { loadConfig } from './shared/config.js'
+import { ConfigError, loadConfig } from './shared/config.js'
 
 const usage = `credit-service <command>
 
@@ -174,6 +174,9 @@ const main = async (argv: string[]) => {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`)
+  // A bad setting is the operator's to fix: its message says which and why, and a stack would only bury it.
+  const text = error instanceof ConfigError ? `${error.message} (settings: README.md, "Configuration")`
+    : error instanceof Error ? error.stack ?? error.message : String(error)
+  process.stderr.write(`${text}\n`)
   process.exit(1)
 })

@@ -11,6 +11,11 @@ interface Setting<T> {
   parse(raw: string | undefined): T
 }
 
+/** A setting the environment gives a value it cannot take: the operator's to fix, told in one line. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError'
+}
+
 const text = (env: string, fallback: string, description: string): Setting<string> => ({
   env, description, defaultText: fallback === '' ? '(none)' : fallback,
   parse: (raw) => (raw === undefined || raw === '' ? fallback : raw),
@@ -26,7 +31,7 @@ const integer = (env: string, fallback: number, description: string, min = 0): S
   parse: (raw) => {
     if (raw === undefined || raw === '') return fallback
     const value = Number(raw)
-    if (!Number.isInteger(value) || value < min) throw new Error(`${env} must be an integer >= ${min}, got "${raw}"`)
+    if (!Number.isInteger(value) || value < min) throw new ConfigError(`${env} must be an integer >= ${min}, got "${raw}"`)
     return value
   },
 })
@@ -37,7 +42,7 @@ const flag = (env: string, fallback: boolean, description: string): Setting<bool
     if (raw === undefined || raw === '') return fallback
     if (['true', '1', 'yes'].includes(raw.toLowerCase())) return true
     if (['false', '0', 'no'].includes(raw.toLowerCase())) return false
-    throw new Error(`${env} must be true or false, got "${raw}"`)
+    throw new ConfigError(`${env} must be true or false, got "${raw}"`)
   },
 })
 
@@ -46,7 +51,7 @@ const oneOf = <T extends string>(env: string, values: readonly T[], fallback: T,
   parse: (raw) => {
     if (raw === undefined || raw === '') return fallback
     const found = values.find((v) => v === raw)
-    if (found === undefined) throw new Error(`${env} must be one of ${values.join(', ')}, got "${raw}"`)
+    if (found === undefined) throw new ConfigError(`${env} must be one of ${values.join(', ')}, got "${raw}"`)
     return found
   },
 })
@@ -57,7 +62,7 @@ const instant = (env: string, fallback: string, description: string): Setting<Da
   parse: (raw) => {
     const text = raw === undefined || raw === '' ? fallback : raw
     const value = /^\d{4}-\d{2}-\d{2}$/.test(text) ? new Date(`${text}T00:00:00Z`) : new Date(text)
-    if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(value.getTime())) throw new Error(`${env} must be an ISO 8601 date or timestamp, got "${text}"`)
+    if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(value.getTime())) throw new ConfigError(`${env} must be an ISO 8601 date or timestamp, got "${text}"`)
     return value
   },
 })

@@ -43,3 +43,9 @@ t.test('bootstrap, demo, events read, events tail and projections rebuild', asyn
   t.match(unknown.stderr, /unknown projection/)
   t.equal((await runCli(['frobnicate'], env)).code, 2)
 })
+
+t.test('a setting the environment gives a bad value stops the command with one line naming it, and exit code 1', async (t) => {
+  const bad = await runCli(['bootstrap'], { DATA_DIR: tempDir(), PORT: 'eighty' })
+  t.equal(bad.code, 1)
+  t.equal(bad.stderr, 'PORT must be an integer >= 0, got "eighty" (settings: README.md, "Configuration")\n')
+})
