@@ -3,7 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Services } from '../services.js'
 import { authPlugin } from './plugins/auth.js'
-import { registerErrorHandling, sendFrameworkError } from './plugins/errors.js'
+import { answerError, registerErrorHandling } from './plugins/errors.js'
 import { openapiPlugin } from './plugins/openapi.js'
 import { organizationPlugin } from './plugins/organization.js'
 import { requestLoggerFactory } from './requestLogger.js'
@@ -29,7 +29,7 @@ export const buildApp = async (services: Services): Promise<FastifyInstance> => 
     return503OnClosing: true,
     // The longest parameter a route takes is a 128-character file id; the router refuses longer ones before any schema sees them.
     routerOptions: { maxParamLength: MAX_PATH_PARAMETER },
-    frameworkErrors: sendFrameworkError,
+    frameworkErrors: answerError,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.setValidatorCompiler(validatorCompiler)

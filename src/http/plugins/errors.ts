@@ -39,7 +39,7 @@ const fastifyClientErrors: Record<string, AppError['code']> = {
 }
 
 /** What the router refuses before a route is found: a path that does not decode, or a parameter longer than any route takes. */
-const routerRefusal = (error: FastifyError): AppError | null => {
+const routerRefusal = (error: { code: unknown }): AppError | null => {
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return new AppError('URI_TOO_LONG', 'a path parameter is longer than any this API takes')
   if (error.code === 'FST_ERR_BAD_URL') return new AppError('BAD_REQUEST', 'the path is not a valid URL: a percent-escape does not decode')
   return null
@@ -48,6 +48,8 @@ const routerRefusal = (error: FastifyError): AppError | null => {
 /** Any error as the AppError the client is told about; 5xx ones stay generic. */
 export const toAppError = (error: FastifyError | Error, request: FastifyRequest): AppError => {
   if (isAppError(error)) return error
+  const refusal = 'code' in error ? routerRefusal(error) : null
+  if (refusal !== null) return refusal
   if ('validation' in error && error.validation !== undefined) return validationFailure(error, request)
   const status = 'statusCode' in error && typeof error.statusCode === 'number' ? error.statusCode : 500
   if (status >= 400 && status < 500) {
@@ -65,21 +67,15 @@ export const sendEnvelope = (reply: FastifyReply, error: AppError): FastifyReply
   return reply.send({ status: 'fail', data: { code: error.code, message: error.message, ...error.details } })
 }
 
-/** fastify's `frameworkErrors`: the router's own refusals in the envelope too. */
-export const sendFrameworkError = (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
-  const refusal = routerRefusal(error)
-  if (refusal !== null) return sendEnvelope(reply, refusal)
-  request.log.error({ err: error }, 'request failed')
-  return sendEnvelope(reply, new AppError('INTERNAL', 'Internal server error'))
+/** One answer to every error, the router's own (`frameworkErrors`) included: the failure envelope for 4xx, a bare message for 5xx. */
+export const answerError = (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+  const appError = toAppError(error, request)
+  if (appError.status >= 500) request.log.error({ err: error }, 'request failed')
+  return sendEnvelope(reply, appError)
 }
 
-/** One error handler for the whole API: the failure envelope for 4xx, a bare message for 5xx. */
 export const registerErrorHandling = (app: FastifyInstance): void => {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    const appError = toAppError(error, request)
-    if (appError.status >= 500) request.log.error({ err: error }, 'request failed')
-    return sendEnvelope(reply, appError)
-  })
+  app.setErrorHandler(answerError)
   app.setNotFoundHandler((request, reply) =>
     sendEnvelope(reply, new AppError('ROUTE_NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0] ?? ''} not found`)))
 }
