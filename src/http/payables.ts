@@ -6,6 +6,7 @@ import type { OrderApplication } from '../projections/paymentOrders.js'
 import type { Services } from '../services.js'
 import { AppError, notFound } from '../shared/errors.js'
 import { orderStatuses, paymentProviderNames, ZERO_INSTALLMENT } from '../shared/lending.js'
+import { isOrderTarget } from '../shared/installments.js'
 import { money } from '../shared/money.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
 import { failures, MoneyString, OrganizationHeaders, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
@@ -170,9 +171,7 @@ export const payableRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     const { creditid: creditId, installmentid: installmentId } = request.params
     const credit = await queries.credits.get(organizationId, creditId)
     if (credit === null) throw notFound('credit', creditId)
-    if (installmentId !== ZERO_INSTALLMENT && !credit.installments.some((installment) => installment.installmentId === installmentId)) {
-      throw notFound('installment', installmentId)
-    }
+    if (!isOrderTarget(credit.installments, installmentId)) throw notFound('installment', installmentId)
     const { page, limit, status } = request.query
     const { items, total } = await queries.paymentOrders.listForInstallment({
       organizationId, creditId, installmentId, offset: (page - 1) * limit, limit, ...(status === undefined ? {} : { status }),

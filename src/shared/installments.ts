@@ -66,6 +66,10 @@ export const installmentAmounts = (installment: InstallmentPosition, currency: s
 export const installmentArrearsDays = (creditStatus: CreditStateName | 'none', installment: InstallmentPosition, today: string): number =>
   creditStatus === 'Desembolsado' && !isPaid(installment) ? daysPastDue(installment.dueDate, today) : 0
 
+/** Whether an order may target `target` on this credit: one of its installments, or `zero` (the whole credit). */
+export const isOrderTarget = (installments: readonly InstallmentPosition[], target: string): boolean =>
+  target === ZERO_INSTALLMENT || installments.some((i) => i.installmentId === target)
+
 /** What an order targets is owed: one installment's outstanding amount, or the whole credit's for `zero`. */
 export const owedFor = (installments: readonly InstallmentPosition[], target: string): ExactDecimal | null => {
   if (target === ZERO_INSTALLMENT) return totalOutstanding(installments).total
