@@ -9,10 +9,16 @@ import { organizationAggregate } from './organization.js'
 import { roleTemplateAggregate } from './roleTemplate.js'
 import { userAggregate, usernameAggregate } from './user.js'
 
-/** Workflows over several aggregates, each step a command; every step is idempotent so a retry after a crash completes the work. */
+/**
+ * Workflows over several aggregates, each step a command; every step is
+ * idempotent so a retry after a crash completes the work. A creation cut off
+ * between its steps (a crash, a lost connection to the store) is finished or
+ * undone by the registration recovery (src/processes/registrationRecovery.ts).
+ */
 
 export const builtInRoleTemplateId = (organizationId: string, key: string): string => deterministicId('roleTemplate', organizationId, key)
 export const membershipId = (organizationId: string, principalId: string): string => deterministicId('membership', organizationId, principalId)
+export const usernameStreamId = (username: string): string => deterministicId('username', username.trim().toLowerCase())
 
 const maxPosition = (positions: number[]) => Math.max(0, ...positions)
 
@@ -118,17 +124,14 @@ export const createUser = async (
   await requireRoleTemplate(commands, input.organizationId, input.roleTemplateId)
   const membership = { organizationId: input.organizationId, principalId: input.userId, principalType: 'user' as const, roleTemplateId: input.roleTemplateId }
   const made = await registerWithMembership(commands, membership, context, async () => {
-    const claim = await commands.execute(usernameAggregate, deterministicId('username', input.username.trim().toLowerCase()), {
+    const claim = await commands.execute(usernameAggregate, usernameStreamId(input.username), {
       type: 'ClaimUsername', username: input.username, userId: input.userId,
     }, context)
     const registered = await commands.execute(userAggregate, input.userId, {
       type: 'RegisterUser', userId: input.userId, username: input.username, passwordHash: input.passwordHash,
-      organizationId: input.organizationId, now: input.now,
+      organizationId: input.organizationId, encryptedTotpSecret: input.encryptedTotpSecret, now: input.now,
     }, context)
-    const totp = input.encryptedTotpSecret === null
-      ? { position: 0 }
-      : await commands.execute(userAggregate, input.userId, { type: 'EnrollTotp', encryptedSecret: input.encryptedTotpSecret }, context)
-    return { user: registered.state, position: maxPosition([claim.position, registered.position, totp.position]) }
+    return { user: registered.state, position: maxPosition([claim.position, registered.position]) }
   })
   return { user: made.registered.user, membershipId: made.membershipId, position: made.position }
 }

@@ -3,7 +3,8 @@ import { AppError } from '../shared/errors.js'
 import type { Aggregate } from './decider.js'
 
 export type UserCommand =
-  | { type: 'RegisterUser'; userId: string; username: string; passwordHash: string; organizationId: string; now: string }
+  /** With a TOTP secret, the enrolment is in the same append: no user exists, even for a moment of a crash, without the MFA asked for. */
+  | { type: 'RegisterUser'; userId: string; username: string; passwordHash: string; organizationId: string; encryptedTotpSecret: string | null; now: string }
   | { type: 'EnrollTotp'; encryptedSecret: string }
   | { type: 'AcceptOtp'; timeStep: number }
   | { type: 'ChangePassword'; passwordHash: string }
@@ -37,7 +38,9 @@ export const userAggregate: Aggregate<UserCommand, UserEvent, UserState> = {
         return [{ type: 'UserRegistered', data: {
           userId: command.userId, username: command.username, passwordHash: command.passwordHash,
           organizationId: command.organizationId, createdAt: command.now,
-        } }]
+        } }, ...(command.encryptedTotpSecret === null ? [] : [
+          { type: 'UserTotpEnrolled' as const, data: { userId: command.userId, encryptedSecret: command.encryptedTotpSecret } },
+        ])]
       case 'EnrollTotp':
         requireUser(state)
         return [{ type: 'UserTotpEnrolled', data: { userId: state.userId, encryptedSecret: command.encryptedSecret } }]
@@ -78,17 +81,40 @@ export const userAggregate: Aggregate<UserCommand, UserEvent, UserState> = {
   },
 }
 
-export type UsernameCommand = { type: 'ClaimUsername'; username: string; userId: string }
+export type UsernameCommand =
+  | { type: 'ClaimUsername'; username: string; userId: string }
+  /** Gives the name back only if `userId` still holds it. */
+  | { type: 'ReleaseUsername'; username: string; userId: string }
 export interface UsernameState { claimedBy: string | null }
 
 export const usernameAggregate: Aggregate<UsernameCommand, UsernameEvent, UsernameState> = {
   streamType: 'username',
-  eventTypes: ['UsernameClaimed'],
+  eventTypes: ['UsernameClaimed', 'UsernameReleased'],
   initialState: () => ({ claimedBy: null }),
   decide(command, state) {
-    if (state.claimedBy === command.userId) return []
-    if (state.claimedBy !== null) throw new AppError('USERNAME_TAKEN', `username ${command.username} is taken`)
-    return [{ type: 'UsernameClaimed', data: { username: command.username, userId: command.userId } }]
+    switch (command.type) {
+      case 'ClaimUsername':
+        if (state.claimedBy === command.userId) return []
+        if (state.claimedBy !== null) throw new AppError('USERNAME_TAKEN', `username ${command.username} is taken`)
+        return [{ type: 'UsernameClaimed', data: { username: command.username, userId: command.userId } }]
+      case 'ReleaseUsername':
+        return state.claimedBy === command.userId ? [{ type: 'UsernameReleased', data: { username: command.username, userId: command.userId } }] : []
+      default: {
+        const _never: never = command
+        return _never
+      }
+    }
   },
-  evolve: (_state, event) => ({ claimedBy: event.data.userId }),
+  evolve(_state, event) {
+    switch (event.type) {
+      case 'UsernameClaimed':
+        return { claimedBy: event.data.userId }
+      case 'UsernameReleased':
+        return { claimedBy: null }
+      default: {
+        const _never: never = event
+        return _never
+      }
+    }
+  },
 }

@@ -19,4 +19,6 @@ export type UserEvent = UserRegistered | UserTotpEnrolled | UserOtpAccepted | Us
 
 /** Stream `username-<uuidv5(lower-case username)>`: the claim that makes usernames unique. */
 export type UsernameClaimed = Event<'UsernameClaimed', { username: string; userId: string }>
-export type UsernameEvent = UsernameClaimed
+/** A claim whose user was never registered (a creation cut off between the two), given back by the registration recovery. */
+export type UsernameReleased = Event<'UsernameReleased', { username: string; userId: string }>
+export type UsernameEvent = UsernameClaimed | UsernameReleased

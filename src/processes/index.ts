@@ -9,6 +9,7 @@ import { webhookSendRecoveryProcess } from './webhookSendRecovery.js'
 import { signerNotificationsProcess } from './signerNotifications.js'
 import { paymentApplicationProcess, paymentFlowProcess, paymentOutcomesJob } from './paymentFlow.js'
 import { creditLimitExpiryJob } from './creditLimitExpiry.js'
+import { registrationRecoveryJob } from './registrationRecovery.js'
 import { creditScoringProcess } from './creditScoring.js'
 import { creditExposureProcess } from './creditExposure.js'
 import { webhookFiringProcess } from './webhookFiring.js'
@@ -32,4 +33,5 @@ export const allJobs: ReadonlyArray<ScheduledJob<Services>> = [
   ...exportScheduledJobs,
   paymentOutcomesJob,
   creditLimitExpiryJob,
+  registrationRecoveryJob,
 ]

@@ -19,6 +19,7 @@ import { taxesProjection } from './taxes.js'
 import { creditLimitsProjection } from './creditLimits.js'
 import { webhookResponseValuesProjection } from './webhookResponseValues.js'
 import { creditMovementsProjection } from './creditMovements.js'
+import { pendingRegistrationsProjection } from './pendingRegistrations.js'
 
 /** Every read model of the service. */
 export const allProjections: readonly Projection[] = [
@@ -42,4 +43,5 @@ export const allProjections: readonly Projection[] = [
   creditLimitsProjection,
   webhookResponseValuesProjection,
   creditMovementsProjection,
+  pendingRegistrationsProjection,
 ]

@@ -19,6 +19,7 @@ import { taxQueries } from './taxes.js'
 import { creditLimitQueries } from './creditLimits.js'
 import { webhookResponseValueQueries } from './webhookResponseValues.js'
 import { creditMovementQueries } from './creditMovements.js'
+import { pendingRegistrationQueries } from './pendingRegistrations.js'
 
 /** Every query function the HTTP layer and the process managers may call, bound to the read store. */
 export const createQueries = (store: ReadStore) => ({
@@ -42,6 +43,7 @@ export const createQueries = (store: ReadStore) => ({
   creditLimits: creditLimitQueries(store),
   webhookResponseValues: webhookResponseValueQueries(store),
   creditMovements: creditMovementQueries(store),
+  pendingRegistrations: pendingRegistrationQueries(store),
 })
 
 export type Queries = ReturnType<typeof createQueries>

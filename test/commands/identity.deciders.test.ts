@@ -95,11 +95,28 @@ t.test('user and username', async (t) => {
     user.given(registered, { type: 'UserOtpAccepted', data: { userId: 'u1', timeStep: 100 } }).when({ type: 'AcceptOtp', timeStep: 99 })
       .thenRefused(t, 'OTP_ALREADY_USED', 'an older code neither')
   })
+  t.test('a user asked for with a TOTP secret is registered and enrolled in one append, never one without the other', async (t) => {
+    const register = { type: 'RegisterUser' as const, userId: 'u1', username: 'ana', passwordHash: 'x', organizationId: 'o1', now }
+    user.given().when({ ...register, encryptedTotpSecret: 'sealed' })
+      .then(t, [registered, { type: 'UserTotpEnrolled', data: { userId: 'u1', encryptedSecret: 'sealed' } }])
+    user.given().when({ ...register, encryptedTotpSecret: null }).then(t, [registered])
+    user.given(registered).when({ ...register, encryptedTotpSecret: null }).thenRefused(t, 'ALREADY_EXISTS')
+  })
   t.test('a username is claimed by one user only', async (t) => {
     const username = scenario(usernameAggregate)
     const claimed = { type: 'UsernameClaimed' as const, data: { username: 'ana', userId: 'u1' } }
     username.given(claimed).when({ type: 'ClaimUsername', username: 'ana', userId: 'u2' }).thenRefused(t, 'USERNAME_TAKEN')
     username.given(claimed).when({ type: 'ClaimUsername', username: 'ana', userId: 'u1' }).thenNothing(t, 'a retry by the same user is a no-op')
+  })
+  t.test('a username is released only by the user holding it, and can then be claimed again', async (t) => {
+    const username = scenario(usernameAggregate)
+    const claimed = { type: 'UsernameClaimed' as const, data: { username: 'ana', userId: 'u1' } }
+    const released = { type: 'UsernameReleased' as const, data: { username: 'ana', userId: 'u1' } }
+    username.given(claimed).when({ type: 'ReleaseUsername', username: 'ana', userId: 'u1' }).then(t, [released])
+    username.given(claimed).when({ type: 'ReleaseUsername', username: 'ana', userId: 'u2' }).thenNothing(t, 'another user\'s release changes nothing')
+    username.given(claimed, released).when({ type: 'ReleaseUsername', username: 'ana', userId: 'u1' }).thenNothing(t, 'a second release changes nothing')
+    username.given(claimed, released).when({ type: 'ClaimUsername', username: 'ana', userId: 'u2' })
+      .then(t, [{ type: 'UsernameClaimed', data: { username: 'ana', userId: 'u2' } }])
   })
 })
 
