@@ -52,26 +52,6 @@ const checkBody = (services: Services, dataSet: DataSet, body: ExportBody): void
   if (errors.length > 0) throw bindError(errors)
 }
 
-/** Serializes work by key: one runs at a time per key, in arrival order. */
-class KeyedLock {
-  private readonly tails = new Map<string, Promise<void>>()
-
-  async run<T>(key: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.tails.get(key) ?? Promise.resolve()
-    let release: () => void = () => undefined
-    const tail = new Promise<void>((resolve) => { release = resolve })
-    const chained = previous.then(() => tail)
-    this.tails.set(key, chained)
-    await previous
-    try {
-      return await work()
-    } finally {
-      release()
-      if (this.tails.get(key) === chained) this.tails.delete(key)
-    }
-  }
-}
-
 const CONCURRENT_RETRY_SECONDS = 30
 
 /** 429 when the organization has EXPORTS_REPORTS_MAX_CONCURRENT reports jobs open or EXPORTS_REPORTS_MAX_PER_HOUR in the last hour. */
@@ -96,22 +76,6 @@ const checkReportsCap = async (services: Services, organizationId: string): Prom
   }, { 'retry-after': String(retryAfter) })
 }
 
-/**
- * The admission of one organization's reports jobs, serialized on this
- * instance so concurrent requests cannot both slip under the cap: one lock
- * per service instance, shared by every route that admits them (POST
- * /exports and the legacy POST /reports/export).
- */
-const reportsAdmissions = new WeakMap<Services, KeyedLock>()
-const reportsAdmissionOf = (services: Services): KeyedLock => {
-  let lock = reportsAdmissions.get(services)
-  if (lock === undefined) {
-    lock = new KeyedLock()
-    reportsAdmissions.set(services, lock)
-  }
-  return lock
-}
-
 /** POST /exports (and POST /reports/export): checks, then appends ExportRequested; the runner does the rest. */
 export const createExport = async (services: Services, request: FastifyRequest, body: ExportBody): Promise<string> => {
   const organization = organizationOf(request)
@@ -127,7 +91,7 @@ export const createExport = async (services: Services, request: FastifyRequest, 
     }, commandContext(request))
   }
   if (body.type === 'reports') {
-    await reportsAdmissionOf(services).run(organization.id, async () => {
+    await services.exports.reportsAdmission.run(organization.id, async () => {
       await checkReportsCap(services, organization.id)
       await append()
     })
