@@ -26,9 +26,9 @@ const cutOffAt = (commands: CommandHandler, stopAt: string): CommandHandler => {
   return cut
 }
 
-const setup = async (t: Test) => {
+const setup = async (t: Test, readStore: 'memory' | 'sqlite' = 'memory') => {
   const clock = new ManualClock('2026-03-02T09:00:00.000Z')
-  const svc = await createTestApp(t, { clock, config: { accessTokenTtl: 86_400 } })
+  const svc = await createTestApp(t, { clock, config: { accessTokenTtl: 86_400, readStore } })
   const org = svc.organizationId
   const templates = `/v1/organization/${org}/role-template`
   // The uses the template itself counts, which refuse its deletion (usage_count in the API counts granted memberships).
@@ -84,8 +84,8 @@ t.test('a user creation cut off before its username was claimed gives its role t
   t.equal((await svc.call({ method: 'DELETE', url: `${templates}/${roleTemplateId}`, token: svc.adminToken })).statusCode, 204, 'the template can be deleted again')
 })
 
-t.test('a user creation cut off after claiming its username releases the name for the next creation', async (t) => {
-  const { svc, clock, org, usage, cutUserCreation, addUser, recover, typesOf } = await setup(t)
+for (const readStore of ['memory', 'sqlite'] as const) t.test(`a user creation cut off after claiming its username releases the name for the next creation (${readStore} read store)`, async (t) => {
+  const { svc, clock, org, usage, cutUserCreation, addUser, recover, typesOf } = await setup(t, readStore)
   const roleTemplateId = await template(svc, org)
   const userId = await cutUserCreation('RegisterUser', 'Zoe', roleTemplateId)
   const taken = await addUser('zoe', roleTemplateId)
