@@ -8,9 +8,9 @@ import type { ScheduledJob } from './scheduler.js'
 
 /**
  * How long a user or client creation may stay between its steps before it
- * counts as cut off. A creation runs its steps within one request, in
- * milliseconds; an hour is far beyond any request, so the recovery never
- * races a creation still under way.
+ * counts as cut off. A creation runs its steps within one request, each a
+ * command that answers in milliseconds or fails; an hour is far beyond
+ * that, so the recovery does not race a creation still under way.
  */
 export const REGISTRATION_GRACE_MS = 60 * 60 * 1000
 

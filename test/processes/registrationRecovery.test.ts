@@ -3,6 +3,7 @@ import type { CommandHandler } from '../../src/commands/handler.js'
 import { createClient, createUser, membershipId, usernameStreamId } from '../../src/commands/identity.js'
 import { roleTemplateAggregate } from '../../src/commands/roleTemplate.js'
 import { hashSecret } from '../../src/identity/passwords.js'
+import { REGISTRATION_GRACE_MS } from '../../src/processes/registrationRecovery.js'
 import { ManualClock } from '../../src/shared/clock.js'
 import { newId } from '../../src/shared/ids.js'
 import { createTestApp, requestToken, type TestApp } from '../helpers/app.js'
@@ -10,6 +11,7 @@ import { roleTemplateWith } from '../helpers/members.js'
 
 const PASSWORD = 'long enough password'
 const crash = new Error('the process stopped here')
+const MINUTE = 60_000
 
 /**
  * The service's command handler, as if the process stopped just before the
@@ -71,11 +73,11 @@ t.test('a user creation cut off before its username was claimed gives its role t
   await svc.runtime.projections.rebuild(['pendingRegistrations'])
   t.same(await pending(), seen, 'a rebuild gives the same pending documents')
 
-  clock.advance(59 * 60_000)
+  clock.advance(REGISTRATION_GRACE_MS - MINUTE)
   await recover()
-  t.equal(await usage(roleTemplateId), 1, 'within the hour a creation might still be under way: left alone')
+  t.equal(await usage(roleTemplateId), 1, 'within the grace period a creation might still be under way: left alone')
 
-  clock.advance(2 * 60_000)
+  clock.advance(2 * MINUTE)
   await recover()
   await recover()
   t.equal(await usage(roleTemplateId), 0)
@@ -91,7 +93,7 @@ for (const readStore of ['memory', 'sqlite'] as const) t.test(`a user creation c
   const taken = await addUser('zoe', roleTemplateId)
   t.equal(taken.json().data.code, 'USERNAME_TAKEN', 'the name is held by a user that was never registered')
 
-  clock.advance(61 * 60_000)
+  clock.advance(REGISTRATION_GRACE_MS + MINUTE)
   await recover()
   t.same(await typesOf(`username-${usernameStreamId('zoe')}`), ['UsernameClaimed', 'UsernameReleased'])
   t.equal(await usage(roleTemplateId), 0, 'the cut-off creation\'s use is withdrawn too')
@@ -114,7 +116,7 @@ t.test('a user registered but cut off before its membership gets the membership 
   const taxes = () => svc.call({ method: 'GET', url: '/v1/taxes', token, organizationId: org })
   t.equal((await taxes()).statusCode, 403, 'registered, but not yet a member')
 
-  clock.advance(61 * 60_000)
+  clock.advance(REGISTRATION_GRACE_MS + MINUTE)
   await recover()
   t.equal((await taxes()).statusCode, 200, 'now a member with the template asked for')
   t.equal(await usage(roleTemplateId), 1)
@@ -131,7 +133,7 @@ t.test('a client registered but cut off before its membership gets it, and one c
   await t.rejects(createClient(cutOffAt(svc.runtime.commands, 'RegisterClient'), client('never-registered'), context), crash)
   t.equal(await usage(roleTemplateId), 2)
 
-  clock.advance(61 * 60_000)
+  clock.advance(REGISTRATION_GRACE_MS + MINUTE)
   await recover()
   t.same(await typesOf(`membership-${membershipId(org, 'registered-only')}`), ['MembershipGranted'])
   t.same(await typesOf(`membership-${membershipId(org, 'never-registered')}`), [])
@@ -143,7 +145,7 @@ t.test('completed creations are never touched by the recovery', async (t) => {
   const roleTemplateId = await template(svc, org)
   t.equal((await addUser('complete', roleTemplateId)).statusCode, 201)
   const before = await svc.runtime.eventStore.headPosition()
-  clock.advance(24 * 60 * 60_000)
+  clock.advance(24 * 60 * MINUTE)
   await recover()
   t.equal(await svc.runtime.eventStore.headPosition(), before, 'nothing appended')
   t.equal(await usage(roleTemplateId), 1)
