@@ -4,12 +4,14 @@ import { LRUCache } from 'lru-cache'
 import { Subject } from 'rxjs'
 import { subscriptionToObservable } from './observable.js'
 import { toRecorded, type StoredEvent } from './serialization.js'
+import { fromLogRow, fromParsedRow, LOG_COLUMNS, parseMetadata, type LogRow } from './sqliteLogRow.js'
+import { LogReadAhead } from './sqliteReadAhead.js'
 import { openEventDatabase, type EventRow } from './sqliteSchema.js'
 import { CommittedTail, type TailRead } from './sqliteTail.js'
 import { SqliteWriter, type WriteOutcome, type WriteRequest } from './sqliteWriter.js'
 import { WrongExpectedRevisionError, type EventStore, type EventSubscription } from './store.js'
 import type { RecordedEvent } from './catalogue.js'
-import type { AppendResult, EventMetadata, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions } from './types.js'
+import type { AppendResult, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions } from './types.js'
 import { deepFreeze } from '../shared/freeze.js'
 
 interface PendingAppend {
@@ -99,9 +101,14 @@ export interface SqliteEventStoreOptions {
   writer?: 'worker' | 'inline'
   /** How many of its latest committed events the store keeps for its subscriptions (0: none, every subscription reads the log). */
   recentEvents?: number
+  /**
+   * A subscription to every event type that starts at least this many events
+   * behind the head (a rebuild, a start without a snapshot) reads the log up
+   * to that head in a thread of its own (src/events/sqliteReadAhead.ts);
+   * 0: never. File stores only.
+   */
+  readAheadFrom?: number
 }
-
-const parseMetadata = (text: string): EventMetadata => JSON.parse(text)
 
 const toStored = (row: EventRow): StoredEvent => ({
   id: row.id,
@@ -112,21 +119,6 @@ const toStored = (row: EventRow): StoredEvent => ({
   data: JSON.parse(row.data),
   metadata: parseMetadata(row.metadata),
   recordedAt: row.recorded_at,
-})
-
-/** A row of the global log as a tuple (better-sqlite3's raw mode, which skips building an object per row). */
-type LogRow = [position: number, streamId: string, revision: number, id: string, type: string, data: string, metadata: string, recordedAt: string]
-const LOG_COLUMNS = 'position, stream_id, revision, id, type, data, metadata, recorded_at'
-
-const fromLogRow = (row: LogRow): StoredEvent => ({
-  id: row[3],
-  streamId: row[1],
-  revision: row[2],
-  position: row[0],
-  type: row[4],
-  data: JSON.parse(row[5]),
-  metadata: parseMetadata(row[6]),
-  recordedAt: row[7],
 })
 
 /**
@@ -174,6 +166,9 @@ export class SqliteEventStore implements EventStore {
   private readonly appended = new Subject<number>()
   private readonly pollIntervalMs: number
   private readonly pageSize: number
+  private readonly file: string
+  private readonly readAheadFrom: number
+  private readonly readAheads = new Set<LogReadAhead>()
   private readonly openSubscriptions = new Set<() => void>()
   private closed = false
   private readonly statements
@@ -196,6 +191,8 @@ export class SqliteEventStore implements EventStore {
       : new WorkerWriter(options.file, synchronous)
     this.pollIntervalMs = options.pollIntervalMs ?? 200
     this.pageSize = options.pageSize ?? 1000
+    this.file = options.file
+    this.readAheadFrom = options.file === ':memory:' ? 0 : options.readAheadFrom ?? 50_000
     this.statements = {
       streamRevision: this.db.prepare<[string], { revision: number }>(
         'SELECT revision FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1'),
@@ -401,6 +398,22 @@ export class SqliteEventStore implements EventStore {
     const store = this
     async function* iterate(): AsyncGenerator<RecordedEvent> {
       try {
+        const ahead = typeSet === null ? store.readAhead(position) : null
+        if (ahead !== null) {
+          try {
+            for (let rows = await ahead.next(); rows !== null; rows = await ahead.next()) {
+              for (const row of rows) {
+                if (!active) return
+                position = row[0]
+                yield toRecorded(fromParsedRow(row))
+              }
+            }
+          } catch {
+            // The thread failed (it could not open the file, or died): the rest is read here, from the last event handed out.
+          } finally {
+            await ahead.close()
+          }
+        }
         while (active) {
           const { events, through } = store.closed ? { events: [], through: position }
             : store.recent(position, typeSet) ?? store.logPage(position, types)
@@ -431,6 +444,21 @@ export class SqliteEventStore implements EventStore {
     }
   }
 
+  /** A thread reading the log ahead for a subscription starting this far behind the head, or null. */
+  private readAhead(after: number): LogReadAhead | null {
+    if (this.readAheadFrom === 0 || this.closed) return null
+    const head = this.statements.head.get()?.head ?? 0
+    if (head - after < this.readAheadFrom) return null
+    const ahead = new LogReadAhead(this.file, after, head, this.pageSize, () => this.readAheads.delete(ahead))
+    this.readAheads.add(ahead)
+    return ahead
+  }
+
+  /** How many subscriptions are reading the log ahead in a thread right now. */
+  get readAheadThreads(): number {
+    return this.readAheads.size
+  }
+
   subscribeToAll(after: number) {
     return subscriptionToObservable(() => this.subscribe(after))
   }
@@ -456,6 +484,8 @@ export class SqliteEventStore implements EventStore {
     this.closed = true
     this.tail?.clear()
     for (const stop of [...this.openSubscriptions]) stop()
+    // A subscription whose consumer stopped pulling never gets to end its thread itself.
+    await Promise.all([...this.readAheads].map((ahead) => ahead.close()))
     this.appended.complete()
     await this.writer.close()
     this.db.close()

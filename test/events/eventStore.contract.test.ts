@@ -28,6 +28,17 @@ t.test('embedded SQLite event store committing in a writer thread', async (t) =>
   })
 })
 
+t.test('embedded SQLite event store reading the log ahead in a thread for every subscription behind the head', async (t) => {
+  const stores: EventStore[] = []
+  t.teardown(async () => { for (const s of stores) await s.close() })
+  const file = path.join(tempDir(), 'events.sqlite')
+  eventStoreContract(t, async () => {
+    const store = new SqliteEventStore({ file, synchronous: 'NORMAL', readAheadFrom: 1 })
+    stores.push(store)
+    return store
+  })
+})
+
 const eventStoreUrl = process.env['EVENTSTORE_URL']
 t.test('EventStoreDB event store', { skip: eventStoreUrl === undefined ? 'EVENTSTORE_URL is not set: no EventStoreDB server to run the contract against' : false }, async (t) => {
   const stores: EventStore[] = []
