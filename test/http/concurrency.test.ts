@@ -44,6 +44,13 @@ interface CreditView {
 
 const ordersOf = (creditId: string, installment: string) => `/v1/payables/${creditId}/installments/${installment}/orders`
 
+/** A fresh service with one credit line of the test organization, through its API. */
+const withCreditLine = async (t: Test) => {
+  const svc = await createTestApp(t)
+  const l = await lending(svc)
+  return { svc, l, creditLineId: await l.createLine() }
+}
+
 const codeOf = (response: Response): string | null => {
   try {
     const body: { data?: { code?: unknown } } = response.json()
@@ -164,9 +171,7 @@ const readModelsAgreeWithLog = async (t: Test, svc: TestApp, l: Lending, creditI
 }
 
 t.test('one payment order approved by ten concurrent requests completes once and is applied to the credit once', async (t) => {
-  const svc = await createTestApp(t)
-  const l = await lending(svc)
-  const creditLineId = await l.createLine()
+  const { svc, l, creditLineId } = await withCreditLine(t)
   for (let round = 0; round < ROUNDS; round++) {
     const credit = await l.disbursedCredit({ creditLineId, term: 6 })
     const installment = credit.installments[round % credit.installments.length]!
@@ -193,9 +198,7 @@ t.test('one payment order approved by ten concurrent requests completes once and
 })
 
 t.test('concurrent orders on every installment racing a zero order: each approved payment is applied once and the balances add up', async (t) => {
-  const svc = await createTestApp(t)
-  const l = await lending(svc)
-  const creditLineId = await l.createLine()
+  const { svc, l, creditLineId } = await withCreditLine(t)
   for (let round = 0; round < ROUNDS; round++) {
     const credit = await l.disbursedCredit({ creditLineId, term: 6 })
     // Each pipeline creates an order, then approves it; all pipelines run at once. Installments 1–3 get two partial orders each.
@@ -235,9 +238,7 @@ t.test('concurrent orders on every installment racing a zero order: each approve
 })
 
 t.test('concurrent disbursements against one credit limit never reserve beyond it; usedAmount is the sum of what was disbursed', async (t) => {
-  const svc = await createTestApp(t)
-  const l = await lending(svc)
-  const creditLineId = await l.createLine()
+  const { svc, l, creditLineId } = await withCreditLine(t)
   const principal = '1000000.00'
   for (let round = 0; round < ROUNDS + 1; round++) {
     const debtorId = await createDebtor(svc.runtime, svc.organizationId, `Deudor${round}`)
@@ -342,9 +343,7 @@ t.test('concurrent PATCHes of different fields of one profile: every 200 keeps i
 })
 
 t.test('concurrent POSTs of one Key with different bodies create one order; the others get it back (same body) or 409 IDEMPOTENCY_KEY_REUSED', async (t) => {
-  const svc = await createTestApp(t)
-  const l = await lending(svc)
-  const creditLineId = await l.createLine()
+  const { svc, l, creditLineId } = await withCreditLine(t)
   for (let round = 0; round < ROUNDS; round++) {
     const credit = await l.disbursedCredit({ creditLineId, term: 6 })
     const [first, second] = credit.installments
@@ -418,9 +417,7 @@ t.test('a webhook linked to a credit line: N orders approved concurrently (each 
 })
 
 t.test('an approved credit raced by disbursements and cancellations ends in one final state, and its limit reservation follows it', async (t) => {
-  const svc = await createTestApp(t)
-  const l = await lending(svc)
-  const creditLineId = await l.createLine()
+  const { svc, l, creditLineId } = await withCreditLine(t)
   const debtorId = await createDebtor(svc.runtime, svc.organizationId)
   const limitResponse = await l.call('POST', '/v1/creditor/credit-limits', { debtorId, maxAmount: '50000000.00', currency: 'COP', expirationDate: '2099-12-31' })
   const limitId: string = limitResponse.json().creditLimit.creditLimitId
@@ -603,9 +600,7 @@ t.test('a sandbox payment settled by its provider while people approve and rejec
 })
 
 t.test('payments on several credits of one debtor release their limit concurrently; usedAmount ends at their outstanding principal', async (t) => {
-  const svc = await createTestApp(t)
-  const l = await lending(svc)
-  const creditLineId = await l.createLine()
+  const { svc, l, creditLineId } = await withCreditLine(t)
   for (let round = 0; round < ROUNDS - 1; round++) {
     const debtorId = await createDebtor(svc.runtime, svc.organizationId, `Pagadora${round}`)
     // Setting the limit twice at once: one limit per creditor, debtor and currency.
