@@ -1,14 +1,15 @@
-import type { CreditEvent, CreditRequested, CreditScored } from '../events/credit.js'
-import type { TaxApplied } from '../events/tax.js'
+import type { CreditEvent } from '../events/credit.js'
+import { evolveCredit, initialCreditState, type CreditScore, type CreditState, type CreditStreamEvent, type CreditTerms } from '../events/creditState.js'
+import type { TaxRate } from '../events/tax.js'
 import { addMonths, dayOf, frenchSchedule, monthlyRateOf, monthlyRatePercent } from '../shared/amortization.js'
 import { AppError, invalidFields, invalidTransition, type FieldError } from '../shared/errors.js'
-import { exact, isZero, plus, toMoneyText } from '../shared/exactDecimal.js'
+import { exact, isZero, toMoneyText } from '../shared/exactDecimal.js'
 import { deterministicId } from '../shared/ids.js'
-import { allocatePayment, applyAllocations, installmentPosition, owedFor, totalOutstanding, type InstallmentPosition } from '../shared/installments.js'
+import { allocatePayment, applyAllocations, owedFor, totalOutstanding } from '../shared/installments.js'
 import { creditTransitions, type CreditStateName } from '../shared/lending.js'
 import { fitsMinorUnit, money, toMoneyString } from '../shared/money.js'
 import type { Aggregate } from './decider.js'
-import { taxApplications, type TaxRate } from './taxation.js'
+import { taxApplications } from './taxation.js'
 
 export interface CreditBounds {
   principalMin: string
@@ -17,16 +18,8 @@ export interface CreditBounds {
   timeMax: number
 }
 
-/** What a credit stream holds: its own events and the taxes applied to its principal at disbursement. */
-export type CreditStreamEvent = CreditEvent | TaxApplied
-
-type Score = Omit<CreditScored['data'], 'creditId' | 'organizationId'>
-
 /** Who approves or rejects a credit on an automatic score's decision (`approvedBy`, `rejectedBy`). */
 export const scoringActor = (scoringModelId: string): string => `scoring-model:${scoringModelId}`
-
-/** What a credit request fixes for the life of the credit, as CreditRequested records it. */
-type CreditTerms = Omit<CreditRequested['data'], 'installments' | 'requestedAt'>
 
 export type CreditCommand =
   | (Pick<CreditTerms, 'creditId' | 'organizationId' | 'creditLineId' | 'creditLineName' | 'debtorId' | 'principal' | 'term' | 'rate' | 'rateType'
@@ -41,34 +34,8 @@ export type CreditCommand =
    */
   | { type: 'DisburseCredit'; method: string; reference: string; allowedMethods: readonly string[]; taxes: readonly TaxRate[]; by: string; now: string }
   /** An automatic score: recorded once, while the credit is Solicitado; `approve` and `reject` decide the credit in the same append. */
-  | ({ type: 'RecordCreditScore'; now: string } & Omit<Score, 'scoredAt'>)
+  | ({ type: 'RecordCreditScore'; now: string } & Omit<CreditScore, 'scoredAt'>)
   | { type: 'ApplyPayment'; orderId: string; installmentId: string; installmentNumber: number; amount: string; collectionCosts: string; now: string }
-
-/** Plain JSON (the credit read model stores it as it is, so the API, `asOf` and the model agree). */
-export interface CreditState extends CreditTerms {
-  status: 'none' | CreditStateName
-  installments: InstallmentPosition[]
-  /** Orders already applied: an approval applied twice changes nothing. */
-  appliedOrders: string[]
-  unapplied: string
-  score: Score | null
-  /** Taxes applied to the principal at disbursement. */
-  taxes: Array<TaxApplied['data']>
-  requestedAt: string
-  approvedAt: string | null
-  approvedBy: string | null
-  rejectedAt: string | null
-  rejectionReason: string | null
-  cancelledAt: string | null
-  cancellationReason: string | null
-  disbursedAt: string | null
-  disbursementMethod: string | null
-  disbursementReference: string | null
-  firstDueDate: string | null
-  maturityDate: string | null
-  paidAt: string | null
-  updatedAt: string
-}
 
 export const installmentId = (creditId: string, number: number): string => deterministicId('installment', creditId, number)
 
@@ -191,19 +158,11 @@ const decidePayment = (command: Extract<CreditCommand, { type: 'ApplyPayment' }>
   return events
 }
 
-const emptyState = (): CreditState => ({
-  status: 'none', creditId: '', organizationId: '', creditLineId: '', creditLineName: '', debtorId: '', principal: '0', term: 0, rate: '0',
-  rateType: 'FIXED', monthlyRate: '0', currency: '', installmentAmount: '0', totalInterest: '0', totalAmount: '0', requestedFirstDueDate: null,
-  availableDays: 0, installments: [], appliedOrders: [], unapplied: '0', score: null, taxes: [], requestedAt: '', approvedAt: null, approvedBy: null,
-  rejectedAt: null, rejectionReason: null, cancelledAt: null, cancellationReason: null, disbursedAt: null, disbursementMethod: null,
-  disbursementReference: null, firstDueDate: null, maturityDate: null, paidAt: null, updatedAt: '',
-})
-
 export const creditAggregate: Aggregate<CreditCommand, CreditStreamEvent, CreditState> = {
   streamType: 'credit',
   eventTypes: ['CreditRequested', 'CreditApproved', 'CreditRejected', 'CreditCancelled', 'CreditDisbursed', 'CreditScored',
     'CreditPaymentApplied', 'CreditPaid', 'TaxApplied'],
-  initialState: emptyState,
+  initialState: initialCreditState,
   decide(command, state) {
     switch (command.type) {
       case 'RequestCredit':
@@ -235,52 +194,7 @@ export const creditAggregate: Aggregate<CreditCommand, CreditStreamEvent, Credit
       }
     }
   },
-  evolve(state, event) {
-    switch (event.type) {
-      case 'CreditRequested': {
-        const { installments, requestedAt, ...data } = event.data
-        return {
-          ...emptyState(), ...data, status: 'Solicitado', requestedAt, updatedAt: requestedAt,
-          installments: installments.map((i) => installmentPosition(i, '0', '0', null)),
-        }
-      }
-      case 'CreditApproved':
-        return { ...state, status: 'Aprobado', approvedAt: event.data.approvedAt, approvedBy: event.data.approvedBy, updatedAt: event.data.approvedAt }
-      case 'CreditRejected':
-        return { ...state, status: 'Rechazado', rejectedAt: event.data.rejectedAt, rejectionReason: event.data.reason, updatedAt: event.data.rejectedAt }
-      case 'CreditCancelled':
-        return { ...state, status: 'Anulado', cancelledAt: event.data.cancelledAt, cancellationReason: event.data.reason, updatedAt: event.data.cancelledAt }
-      case 'CreditDisbursed': {
-        const dates = new Map(event.data.installments.map((i) => [i.installmentId, i.dueDate]))
-        return {
-          ...state, status: 'Desembolsado', disbursedAt: event.data.disbursedAt, disbursementMethod: event.data.method,
-          disbursementReference: event.data.reference, firstDueDate: event.data.firstDueDate, maturityDate: event.data.maturityDate,
-          installments: state.installments.map((i) => installmentPosition(i, i.paidPrincipal, i.paidInterest, i.paidAt, dates.get(i.installmentId) ?? i.dueDate)),
-          updatedAt: event.data.disbursedAt,
-        }
-      }
-      case 'CreditScored': {
-        const { creditId: _creditId, organizationId: _organizationId, ...score } = event.data
-        return { ...state, score, updatedAt: score.scoredAt }
-      }
-      case 'CreditPaymentApplied':
-        return {
-          ...state,
-          installments: applyAllocations(state.installments, event.data.allocations, state.currency, event.data.appliedAt),
-          appliedOrders: [...state.appliedOrders, event.data.orderId],
-          unapplied: toMoneyText(plus(exact(state.unapplied), exact(event.data.unappliedAmount)), state.currency),
-          updatedAt: event.data.appliedAt,
-        }
-      case 'CreditPaid':
-        return { ...state, status: 'Pagado', paidAt: event.data.paidAt, updatedAt: event.data.paidAt }
-      case 'TaxApplied':
-        return { ...state, taxes: [...state.taxes, event.data] }
-      default: {
-        const _never: never = event
-        return _never
-      }
-    }
-  },
+  evolve: evolveCredit,
 }
 
 /** Whether an installment of the credit may still take an order. */

@@ -1,6 +1,7 @@
 import type { CreditEvent } from '../events/credit.js'
+import type { CreditStreamEvent } from '../events/creditState.js'
 import { dayOf } from '../shared/amortization.js'
-import { creditAggregate, type CreditStreamEvent } from './credit.js'
+import { creditAggregate } from './credit.js'
 import { creditLimitAggregate, creditLimitIdOf } from './creditLimit.js'
 import type { CommandContext, CommandHandler } from './handler.js'
 

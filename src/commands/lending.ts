@@ -1,12 +1,13 @@
 import type { CreditLineConfiguration } from '../events/creditLine.js'
+import type { CreditState } from '../events/creditState.js'
+import type { TaxRate } from '../events/tax.js'
 import { dayOf } from '../shared/amortization.js'
 import { AppError, invalidFields, notFound, type FieldError } from '../shared/errors.js'
-import { creditAggregate, type CreditCommand, type CreditState } from './credit.js'
+import { creditAggregate, type CreditCommand } from './credit.js'
 import { creditLimitAggregate, creditLimitIdOf, limitRefusal } from './creditLimit.js'
 import { creditLineAggregate, methodNames, type CreditLineState } from './creditLine.js'
 import type { CommandContext, CommandHandler } from './handler.js'
 import { profileAggregate } from './profile.js'
-import type { TaxRate } from './taxation.js'
 import { webhookAggregate } from './webhook.js'
 
 /** Workflows of credit lines and credits: each loads the aggregates its decision needs, then runs one command. */

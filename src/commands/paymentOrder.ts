@@ -1,14 +1,12 @@
-import type { PaymentOrderCreated, PaymentOrderEvent } from '../events/paymentOrder.js'
-import type { TaxApplied } from '../events/tax.js'
+import type { PaymentOrderCreated } from '../events/paymentOrder.js'
+import { evolvePaymentOrder, initialPaymentOrderState, type PaymentOrderState, type PaymentOrderStreamEvent } from '../events/paymentOrderState.js'
+import type { TaxRate } from '../events/tax.js'
 import { AppError, invalidTransition } from '../shared/errors.js'
 import { orderTransitions, type OrderStatus } from '../shared/lending.js'
 import type { Aggregate } from './decider.js'
-import { orderTaxApplications, type TaxRate } from './taxation.js'
+import { orderTaxApplications } from './taxation.js'
 
 type OrderFields = PaymentOrderCreated['data']
-
-/** What an order stream holds: its own events and the taxes applied to its collection costs. */
-export type PaymentOrderStreamEvent = PaymentOrderEvent | TaxApplied
 
 export type PaymentOrderCommand =
   /** `taxes`: the organization's active taxes (read before the command, like `now`); those that apply are recorded with the order. */
@@ -18,22 +16,6 @@ export type PaymentOrderCommand =
   | { type: 'RejectPaymentOrder'; reason: string; actorId: string; now: string }
   /** The provider's outcome of a payment it processed. */
   | { type: 'SettlePaymentOrder'; outcome: 'completed' | 'failed'; errorMessage: string; paymentReference: string; now: string }
-
-export interface PaymentOrderState {
-  status: 'none' | OrderStatus
-  order: OrderFields | null
-  transactionReference: string
-  paymentReference: string
-  pollAfter: string | null
-  submittedAt: string | null
-  approverId: string
-  completedAt: string | null
-  errorMessage: string
-  processingTime: number
-  /** The taxes applied to the order's collection costs when it was created. */
-  taxes: Array<TaxApplied['data']>
-  updatedAt: string
-}
 
 const requireOrder = (state: PaymentOrderState): { status: OrderStatus; order: OrderFields } => {
   if (state.status === 'none' || state.order === null) throw new AppError('NOT_FOUND', 'payment order not found', { resource: 'order' })
@@ -71,10 +53,7 @@ const failed = (order: OrderFields, errorMessage: string, actorId: string, now: 
 export const paymentOrderAggregate: Aggregate<PaymentOrderCommand, PaymentOrderStreamEvent, PaymentOrderState> = {
   streamType: 'order',
   eventTypes: ['PaymentOrderCreated', 'PaymentOrderSubmitted', 'PaymentOrderApproved', 'PaymentOrderFailed', 'TaxApplied'],
-  initialState: () => ({
-    status: 'none', order: null, transactionReference: '', paymentReference: '', pollAfter: null, submittedAt: null, approverId: '', completedAt: null,
-    errorMessage: '', processingTime: 0, taxes: [], updatedAt: '',
-  }),
+  initialState: initialPaymentOrderState,
   decide(command, state) {
     switch (command.type) {
       case 'CreatePaymentOrder': {
@@ -121,31 +100,5 @@ export const paymentOrderAggregate: Aggregate<PaymentOrderCommand, PaymentOrderS
       }
     }
   },
-  evolve(state, event) {
-    switch (event.type) {
-      case 'PaymentOrderCreated':
-        return { ...state, status: 'pending', order: event.data, updatedAt: event.data.createdAt }
-      case 'PaymentOrderSubmitted':
-        return {
-          ...state, status: 'processing', transactionReference: event.data.transactionReference, paymentReference: event.data.paymentReference,
-          pollAfter: event.data.pollAfter, submittedAt: event.data.submittedAt, updatedAt: event.data.submittedAt,
-        }
-      case 'PaymentOrderApproved':
-        return {
-          ...state, status: 'completed', approverId: event.data.approverId, paymentReference: event.data.paymentReference,
-          completedAt: event.data.completedAt, processingTime: event.data.processingTime, updatedAt: event.data.completedAt,
-        }
-      case 'PaymentOrderFailed':
-        return {
-          ...state, status: 'failed', errorMessage: event.data.errorMessage,
-          processingTime: event.data.processingTime, updatedAt: event.data.failedAt,
-        }
-      case 'TaxApplied':
-        return { ...state, taxes: [...state.taxes, event.data] }
-      default: {
-        const _never: never = event
-        return _never
-      }
-    }
-  },
+  evolve: evolvePaymentOrder,
 }

@@ -1,18 +1,19 @@
 import { createHash } from 'node:crypto'
 import type { CreditLineConfiguration } from '../events/creditLine.js'
 import type { PaymentOrderApproved } from '../events/paymentOrder.js'
+import type { PaymentOrderState } from '../events/paymentOrderState.js'
+import type { TaxRate } from '../events/tax.js'
 import { AppError, invalidFields, notFound, type FieldError } from '../shared/errors.js'
+import { exact, isZero, lessThan, toMoneyText, type ExactDecimal } from '../shared/exactDecimal.js'
 import { deterministicId, newId } from '../shared/ids.js'
 import { owedFor } from '../shared/installments.js'
 import { isPaymentProviderName, providerDefaultMethods, ZERO_INSTALLMENT } from '../shared/lending.js'
-import { exact, isZero, lessThan, toMoneyText, type ExactDecimal } from '../shared/exactDecimal.js'
 import { fitsMinorUnit, money, toMoneyString } from '../shared/money.js'
 import { creditAggregate } from './credit.js'
 import { creditLineAggregate, methodNames } from './creditLine.js'
 import type { CommandContext, CommandHandler } from './handler.js'
 import { loadCreditIn } from './lending.js'
-import { paymentOrderAggregate, type PaymentOrderState } from './paymentOrder.js'
-import type { TaxRate } from './taxation.js'
+import { paymentOrderAggregate } from './paymentOrder.js'
 
 /** The interface's order body, as received. */
 export interface OrderRequest {

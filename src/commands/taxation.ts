@@ -1,17 +1,5 @@
-import type { TaxApplied, TaxBase, TaxType } from '../events/tax.js'
+import type { TaxApplied, TaxBase, TaxRate } from '../events/tax.js'
 import { money, roundToMinorUnit, toMoneyString } from '../shared/money.js'
-
-/** What the rule needs of a tax configuration (a taxes read-model document or a tax aggregate's state). */
-export interface TaxRate {
-  taxId: string
-  organizationId: string
-  name: string
-  type: TaxType
-  isActive: boolean
-  percentage: string
-  appliesTo: readonly TaxBase[]
-  minimumAmount: string
-}
 
 export interface TaxSubject {
   appliesTo: TaxBase

@@ -1,6 +1,10 @@
+import { deterministicId } from '../shared/ids.js'
 import type { Event } from './types.js'
 
 export type PrincipalType = 'user' | 'client'
+
+/** A principal has at most one membership in an organization, under an id derived from the two. */
+export const membershipId = (organizationId: string, principalId: string): string => deterministicId('membership', organizationId, principalId)
 
 export type MembershipGranted = Event<'MembershipGranted', {
   membershipId: string

@@ -18,6 +18,18 @@ export interface TaxFields {
   minimumAmount: string
 }
 
+/** What the rule needs of a tax configuration (a taxes read-model document or a tax aggregate's state). */
+export interface TaxRate {
+  taxId: string
+  organizationId: string
+  name: string
+  type: TaxType
+  isActive: boolean
+  percentage: string
+  appliesTo: readonly TaxBase[]
+  minimumAmount: string
+}
+
 export type TaxCreated = Event<'TaxCreated', TaxFields & { taxId: string; organizationId: string; isActive: boolean; createdAt: string }>
 /** Carries only the fields that changed, with their new values. */
 export type TaxUpdated = Event<'TaxUpdated', { taxId: string; organizationId: string; changes: Partial<TaxFields>; updatedAt: string }>

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import type { CreditState } from '../commands/credit.js'
+import type { CreditState } from '../events/creditState.js'
 import { creditFigures, installmentStatus, type CreditDoc } from '../projections/credits.js'
 import { installmentAmounts, installmentArrearsDays, isPaid, type InstallmentPosition } from '../shared/installments.js'
 import { creditStates } from '../shared/lending.js'

@@ -1,8 +1,8 @@
-import { creditAggregate, type CreditState } from '../commands/credit.js'
 import type { RecordedOf } from '../events/catalogue.js'
+import { evolveCredit, initialCreditState, type CreditState } from '../events/creditState.js'
 import type { LegalPerson, NaturalPerson, ProfileType } from '../events/profile.js'
-import { deepFreeze } from '../shared/freeze.js'
 import { exact, isZero, minus, plus, toMoneyText, ZERO, type ExactDecimal } from '../shared/exactDecimal.js'
+import { deepFreeze } from '../shared/freeze.js'
 import type { InstallmentPosition } from '../shared/installments.js'
 import type { CreditStateName } from '../shared/lending.js'
 import { applyAt, currentOf, defineProjection, updateAt } from './projection.js'
@@ -297,8 +297,8 @@ const projectCredit = async (store: ReadStore, creditId: string, event: CreditEv
   if (current !== null && (current._position ?? 0) >= position) return
   if (current === null && event.type !== 'CreditRequested') return
   // The document is the state plus its own fields: evolve keeps them where they are, and the new document overwrites them.
-  const before: CreditState = current ?? creditAggregate.initialState()
-  const after = creditAggregate.evolve(before, event)
+  const before: CreditState = current ?? initialCreditState()
+  const after = evolveCredit(before, event)
   if (after.status === 'none') return
   // Frozen now rather than when the credit document is stored, so the schedule's figures are kept for the next event (see storedScheduleFigures).
   freezeInstallments(before.installments, after.installments)

@@ -1,5 +1,5 @@
-import { paymentOrderAggregate, type PaymentOrderState } from '../commands/paymentOrder.js'
 import type { PaymentAllocation } from '../events/credit.js'
+import { evolvePaymentOrder, initialPaymentOrderState, type PaymentOrderState, type PaymentOrderStreamEvent } from '../events/paymentOrderState.js'
 import { applyAt, defineProjection, updateAt } from './projection.js'
 import type { Filter, ReadStore } from './readStore.js'
 
@@ -59,8 +59,8 @@ const stateOf = (doc: OrderDoc): PaymentOrderState => ({
 })
 
 /** The document with an order event applied. */
-const evolved = (doc: OrderDoc, event: Parameters<typeof paymentOrderAggregate.evolve>[1], position: number): OrderDoc =>
-  orderDoc(paymentOrderAggregate.evolve(stateOf(doc), event), doc, doc.application, position)
+const evolved = (doc: OrderDoc, event: PaymentOrderStreamEvent, position: number): OrderDoc =>
+  orderDoc(evolvePaymentOrder(stateOf(doc), event), doc, doc.application, position)
 
 export const paymentOrdersProjection = defineProjection({
   name: 'paymentOrders',
@@ -71,7 +71,7 @@ export const paymentOrdersProjection = defineProjection({
     switch (event.type) {
       case 'PaymentOrderCreated': {
         const { orderId, organizationId, creditId, installmentId, provider, createdAt } = event.data
-        const state = paymentOrderAggregate.evolve(paymentOrderAggregate.initialState(), event)
+        const state = evolvePaymentOrder(initialPaymentOrderState(), event)
         return applyAt(docs, orderId, position, () => orderDoc(state, { _id: orderId, organizationId, creditId, installmentId, provider, createdAt }, null, position))
       }
       case 'PaymentOrderSubmitted':

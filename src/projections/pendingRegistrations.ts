@@ -1,5 +1,4 @@
-import { membershipId } from '../commands/identity.js'
-import type { PrincipalType } from '../events/membership.js'
+import { membershipId, type PrincipalType } from '../events/membership.js'
 import { applyAt, defineProjection, updateAt } from './projection.js'
 import type { ReadStore } from './readStore.js'
 

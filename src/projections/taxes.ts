@@ -1,8 +1,7 @@
-import type { TaxRate } from '../commands/taxation.js'
-import type { TaxBase, TaxFields, TaxType } from '../events/tax.js'
+import type { TaxBase, TaxFields, TaxType, TaxRate } from '../events/tax.js'
+import { whenReady, type Maybe } from '../shared/maybe.js'
 import { applyAt, defineProjection, updateAt } from './projection.js'
 import { readsOf, type ReadStore } from './readStore.js'
-import { whenReady, type Maybe } from '../shared/maybe.js'
 
 export interface TaxDoc extends TaxFields {
   _id: string

@@ -1,4 +1,4 @@
-import type { CreditState } from '../commands/credit.js'
+import type { CreditState } from '../events/creditState.js'
 import type { LegalPerson, NaturalPerson } from '../events/profile.js'
 import { creditFigures, installmentStatus } from '../projections/credits.js'
 import type { OrderDoc } from '../projections/paymentOrders.js'

@@ -1,4 +1,5 @@
-import { creditAggregate, type CreditState } from '../commands/credit.js'
+import { creditAggregate } from '../commands/credit.js'
+import type { CreditState } from '../events/creditState.js'
 import type { PaymentOrderApproved } from '../events/paymentOrder.js'
 import type { ResponseValues } from '../projections/webhookResponseValues.js'
 import type { Services } from '../services.js'

@@ -1,5 +1,6 @@
 import t from 'tap'
-import { creditAggregate, type CreditCommand, type CreditStreamEvent as CreditEvent } from '../../src/commands/credit.js'
+import { creditAggregate, type CreditCommand } from '../../src/commands/credit.js'
+import type { CreditStreamEvent as CreditEvent } from '../../src/events/creditState.js'
 import { creditStates, creditTransitions, type CreditStateName } from '../../src/shared/lending.js'
 import { scenario } from '../helpers/deciders.js'
 import { refusedAsInvalidTransition } from '../helpers/transitions.js'

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { paymentOrderAggregate, type PaymentOrderCommand } from '../../src/commands/paymentOrder.js'
-import type { PaymentOrderStreamEvent as PaymentOrderEvent } from '../../src/commands/paymentOrder.js'
 import type { PaymentOrderCreated } from '../../src/events/paymentOrder.js'
+import type { PaymentOrderStreamEvent as PaymentOrderEvent } from '../../src/events/paymentOrderState.js'
 import { orderStatuses, orderTransitions, type OrderStatus } from '../../src/shared/lending.js'
 import { scenario } from '../helpers/deciders.js'
 import { refusedAsInvalidTransition } from '../helpers/transitions.js'

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { taxAggregate } from '../../src/commands/tax.js'
-import { taxApplications, type TaxRate } from '../../src/commands/taxation.js'
-import type { TaxCreated, TaxFields } from '../../src/events/tax.js'
+import { taxApplications } from '../../src/commands/taxation.js'
+import type { TaxCreated, TaxFields, TaxRate } from '../../src/events/tax.js'
 import { scenario } from '../helpers/deciders.js'
 
 const now = '2026-03-01T10:00:00.000Z'

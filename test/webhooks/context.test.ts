@@ -1,5 +1,6 @@
 import t from 'tap'
-import { creditAggregate, type CreditCommand, type CreditState } from '../../src/commands/credit.js'
+import { creditAggregate, type CreditCommand } from '../../src/commands/credit.js'
+import type { CreditState } from '../../src/events/creditState.js'
 import type { PaymentOrderApproved } from '../../src/events/paymentOrder.js'
 import type { ProfileDoc } from '../../src/projections/profiles.js'
 import { emptyTemplateContext } from '../../src/templates/context.js'
