@@ -33,10 +33,12 @@ export const registrationRecoveryJob: ScheduledJob<Services> = {
     const before = new Date(services.clock.now().getTime() - REGISTRATION_GRACE_MS).toISOString()
     const context = { actorId: null, correlationId: newId(), causationId: null }
     let position = 0
-    const attempt = async (what: Record<string, string>, step: () => Promise<{ position: number }>) => {
+    const attempt = async (what: Record<string, string>, step: () => Promise<{ events: readonly unknown[]; position: number }>) => {
       try {
-        position = Math.max(position, (await step()).position)
-        logger.info(what, 'cut-off registration recovered')
+        const result = await step()
+        position = Math.max(position, result.position)
+        // Nothing appended: another instance, or the creation itself, got there first.
+        if (result.events.length > 0) logger.info(what, 'cut-off registration recovered')
       } catch (error) {
         // One that cannot be recovered now must not hold back the others; the next run retries it.
         logger.warn({ ...what, err: error }, 'cut-off registration not recovered')

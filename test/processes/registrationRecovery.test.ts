@@ -1,10 +1,12 @@
+import { pino } from 'pino'
 import t, { type Test } from 'tap'
 import type { CommandHandler } from '../../src/commands/handler.js'
 import { createClient, createUser, usernameStreamId } from '../../src/commands/identity.js'
 import { roleTemplateAggregate } from '../../src/commands/roleTemplate.js'
 import { membershipId } from '../../src/events/membership.js'
 import { hashSecret } from '../../src/identity/passwords.js'
-import { REGISTRATION_GRACE_MS } from '../../src/processes/registrationRecovery.js'
+import { REGISTRATION_GRACE_MS, registrationRecoveryJob } from '../../src/processes/registrationRecovery.js'
+import type { Runtime } from '../../src/runtime.js'
 import { ManualClock } from '../../src/shared/clock.js'
 import { newId } from '../../src/shared/ids.js'
 import { createTestApp, requestToken, type TestApp } from '../helpers/app.js'
@@ -151,4 +153,28 @@ t.test('completed creations are never touched by the recovery', async (t) => {
   t.equal(await svc.runtime.eventStore.headPosition(), before, 'nothing appended')
   t.equal(await usage(roleTemplateId), 1)
   t.same(await typesOf(`username-${usernameStreamId('complete')}`), ['UsernameClaimed'])
+})
+
+t.test('two instances recovering the same cut-off creations at once do each repair once and log each once', async (t) => {
+  const { svc, clock, org, usage, cutUserCreation, typesOf } = await setup(t)
+  const roleTemplateId = await template(svc, org)
+  await cutUserCreation('ClaimUsername', 'raced', roleTemplateId)
+  await cutUserCreation('RegisterUser', 'raced-name', roleTemplateId)
+  clock.advance(REGISTRATION_GRACE_MS + MINUTE)
+
+  const recovered: string[] = []
+  // Two service instances on one store: the same runtime, each with a logger of its own.
+  const instance = (name: string): Runtime => Object.create(svc.runtime, {
+    logger: { value: Object.create(pino({ level: 'silent' }), {
+      info: { value: (_what: unknown, message: string) => { if (message === 'cut-off registration recovered') recovered.push(name) } },
+    }) },
+  })
+  await Promise.all([registrationRecoveryJob.run(instance('a')), registrationRecoveryJob.run(instance('b'))])
+  await svc.runtime.settle(await svc.runtime.eventStore.headPosition())
+
+  t.equal(await usage(roleTemplateId), 0, 'both uses withdrawn')
+  t.same(await typesOf(`roleTemplate-${roleTemplateId}`), ['RoleTemplateCreated', 'RoleTemplateAssigned', 'RoleTemplateAssigned',
+    'RoleTemplateUnassigned', 'RoleTemplateUnassigned'], 'each withdrawn once')
+  t.same(await typesOf(`username-${usernameStreamId('raced-name')}`), ['UsernameClaimed', 'UsernameReleased'])
+  t.equal(recovered.length, 3, 'two uses and a username recovered, each logged once, by the instance that did it')
 })
