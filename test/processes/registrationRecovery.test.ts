@@ -36,8 +36,14 @@ const setup = async (t: Test, readStore: 'memory' | 'sqlite' = 'memory') => {
   const svc = await createTestApp(t, { clock, config: { accessTokenTtl: 86_400, readStore } })
   const org = svc.organizationId
   const templates = `/v1/organization/${org}/role-template`
-  // The uses the template itself counts, which refuse its deletion (usage_count in the API counts granted memberships).
-  const usage = async (id: string): Promise<number> => (await svc.runtime.commands.load(roleTemplateAggregate, id)).state.memberships.size
+  // The uses the template itself counts, which refuse its deletion; the API's usage_count must show the same.
+  const usage = async (id: string): Promise<number> => {
+    const uses = (await svc.runtime.commands.load(roleTemplateAggregate, id)).state.memberships.size
+    await svc.runtime.settle(await svc.runtime.eventStore.headPosition())
+    const shown = await svc.call({ method: 'GET', url: `${templates}/${id}`, token: svc.adminToken })
+    t.equal(shown.json().data.usage_count, uses, 'usage_count shows the uses that refuse a deletion')
+    return uses
+  }
   const context = { organizationId: org, actorId: 'admin', correlationId: newId() }
   const cutUserCreation = async (stopAt: string, username: string, roleTemplateId: string) => {
     const userId = newId()
