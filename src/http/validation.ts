@@ -1,4 +1,4 @@
-import { Ajv, type Options } from 'ajv'
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import formats from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
 
@@ -65,5 +65,52 @@ const compilers = {
   text: withFormats(new Ajv({ ...common, coerceTypes: 'array' })),
 }
 
-export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? compilers.body : compilers.text).compile(withFiniteNumbers(schema) as object)
+/** A number as text: digits, an optional fraction and exponent. */
+const DECIMAL_TEXT = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/
+
+/** The top-level properties of a text part's schema that hold a number (or a list of numbers), with the type named. */
+const numericProperties = (schema: object): Array<[string, NumericType]> => {
+  const properties: unknown = 'properties' in schema ? schema.properties : undefined
+  if (typeof properties !== 'object' || properties === null) return []
+  return Object.entries(properties).flatMap(([name, property]): Array<[string, NumericType]> => {
+    if (typeof property !== 'object' || property === null) return []
+    const items: unknown = 'items' in property ? property.items : undefined
+    const numeric = numericTypeOf('type' in property ? property.type : undefined)
+      ?? (typeof items === 'object' && items !== null && 'type' in items ? numericTypeOf(items.type) : null)
+    return numeric === null ? [] : [[name, numeric]]
+  })
+}
+
+/**
+ * ajv coerces any text JavaScript's `Number` reads: " " to 0, "0x10" to 16.
+ * A text part's numbers must be written as decimals, or the value is refused
+ * as the wrong type, as ajv refuses "abc".
+ */
+type TextValidator = ReturnType<FastifySchemaCompiler<object>>
+
+const withDecimalText = (validate: ValidateFunction, numeric: ReadonlyArray<[string, NumericType]>): TextValidator => {
+  const checked: TextValidator = (data: unknown) => {
+    const misspelt: ErrorObject[] = typeof data !== 'object' || data === null ? [] : numeric.flatMap(([name, type]): ErrorObject[] => {
+      const value: unknown = Object.getOwnPropertyDescriptor(data, name)?.value
+      const texts: unknown[] = Array.isArray(value) ? value : [value]
+      return texts.some((text) => typeof text === 'string' && !DECIMAL_TEXT.test(text))
+        ? [{ instancePath: `/${name}`, schemaPath: `#/properties/${name}/type`, keyword: 'type', params: { type }, message: `must be ${type}` }]
+        : []
+    })
+    if (misspelt.length > 0) {
+      checked.errors = misspelt
+      return false
+    }
+    const valid = validate(data)
+    checked.errors = validate.errors ?? null
+    return valid
+  }
+  return checked
+}
+
+export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
+  if (httpPart === 'body') return compilers.body.compile(withFiniteNumbers(schema) as object)
+  const validate = compilers.text.compile(withFiniteNumbers(schema) as object)
+  const numeric = numericProperties(schema)
+  return numeric.length === 0 ? validate : withDecimalText(validate, numeric)
+}

@@ -69,6 +69,18 @@ t.test('a number beyond a double, or a leap second, is refused by validation rat
   t.equal(overflow.json().data.errors[0].field, 'body.percentage')
 })
 
+t.test('a number in a query is written as a decimal: spaces, hexadecimal and other spellings JavaScript reads are refused', async (t) => {
+  const svc = await createTestApp(t)
+  const page = (value: string) => svc.call({ method: 'GET', url: `/v1/organizations?page=${value}`, token: svc.adminToken })
+  for (const value of ['%20', '%20%20', '%092', '0x10', '0b11', '0o7', '1_000', 'Infinity', '2%20']) {
+    const response = await page(value)
+    t.equal(response.statusCode, 400, `page=${value}`)
+    t.same(response.json().data.errors, [{ field: 'querystring.page', message: 'must be integer' }], `page=${value}`)
+  }
+  for (const value of ['1', '%2B1', '1.0', '1e0']) t.equal((await page(value)).statusCode, 200, `page=${value} is a decimal`)
+  t.equal((await page('')).statusCode, 400, 'an empty page is refused, as before')
+})
+
 t.test('an unexpected failure answers 500 without internals', async (t) => {
   const svc = await createTestApp(t)
   svc.runtime.queries.organizations.list = async () => { throw new Error('secret database detail at /srv/db') }
