@@ -53,7 +53,7 @@ export interface RuntimeOptions {
 const openEventStore = (config: Config): EventStore =>
   config.eventStoreUrl !== undefined
     ? new EventStoreDbEventStore(config.eventStoreUrl)
-    : new SqliteEventStore({ file: path.join(config.dataDir, 'events.sqlite'), synchronous: config.sqliteSynchronous })
+    : new SqliteEventStore({ file: path.join(config.dataDir, 'events.sqlite'), synchronous: config.sqliteSynchronous, readAheadFrom: config.sqliteReadAheadFrom })
 
 const openReadSide = async (config: Config): Promise<{ readStore: ReadStore; files: FileStore; checkpoints: CheckpointStore }> => {
   if (config.mongoUrl !== undefined) {

@@ -4,8 +4,10 @@ import t from 'tap'
 import type { RecordedEvent } from '../../src/events/catalogue.js'
 import { SqliteEventStore } from '../../src/events/sqlite.js'
 import { LogReadAhead } from '../../src/events/sqliteReadAhead.js'
+import { createRuntime } from '../../src/runtime.js'
+import { loadConfig } from '../../src/shared/config.js'
 import { newId } from '../../src/shared/ids.js'
-import { tempDir } from '../helpers/config.js'
+import { tempDir, testConfig } from '../helpers/config.js'
 
 const event = (n: number) => ({
   id: newId(), type: 'OrganizationRenamed', data: { organizationId: `o${n % 7}`, name: `Name "${n}" \\ ñ` },
@@ -108,4 +110,23 @@ t.test('the read-ahead gives pages in order through the head it was given, and s
   await ahead.close()
   t.same(positions, Array.from({ length: 500 }, (_, i) => 201 + i))
   await t.rejects(new LogReadAhead(path.join(tempDir(), 'missing.sqlite'), 0, 10, 64).next(), 'a log it cannot open fails the read')
+})
+
+t.test('the service reads ahead from SQLITE_READ_AHEAD_FROM events behind, and never with 0', async (t) => {
+  const threadsWhileCatchingUp = async (setting: string) => {
+    const { store, dir } = await seeded(1_000)
+    await store.close()
+    const runtime = await createRuntime(testConfig({ dataDir: dir, sqliteReadAheadFrom: loadConfig({ SQLITE_READ_AHEAD_FROM: setting }).sqliteReadAheadFrom }))
+    t.teardown(() => runtime.close())
+    const eventStore = runtime.eventStore
+    if (!(eventStore instanceof SqliteEventStore)) throw new Error('the embedded event store was expected')
+    const subscription = eventStore.subscribe(0)
+    let read = 0
+    let threads = 0
+    for await (const _ of subscription) if (++read === 500) { threads = eventStore.readAheadThreads; break }
+    await subscription.close()
+    return threads
+  }
+  t.ok(await threadsWhileCatchingUp('100') >= 1, 'a thread reads for the subscription 1,000 events behind')
+  t.equal(await threadsWhileCatchingUp('0'), 0, 'none with 0, for any subscription')
 })
