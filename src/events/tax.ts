@@ -18,7 +18,7 @@ export interface TaxFields {
   minimumAmount: string
 }
 
-/** What the rule needs of a tax configuration (a taxes read-model document or a tax aggregate's state). */
+/** What the taxation rule (src/commands/taxation.ts) needs of a tax configuration: a taxes read-model document or a tax aggregate's state. */
 export interface TaxRate {
   taxId: string
   organizationId: string

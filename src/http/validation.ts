@@ -81,13 +81,13 @@ const numericProperties = (schema: object): Array<[string, NumericType]> => {
   })
 }
 
+type TextValidator = ReturnType<FastifySchemaCompiler<object>>
+
 /**
  * ajv coerces any text JavaScript's `Number` reads: " " to 0, "0x10" to 16.
  * A text part's numbers must be written as decimals, or the value is refused
  * as the wrong type, as ajv refuses "abc".
  */
-type TextValidator = ReturnType<FastifySchemaCompiler<object>>
-
 const withDecimalText = (validate: ValidateFunction, numeric: ReadonlyArray<[string, NumericType]>): TextValidator => {
   const checked: TextValidator = (data: unknown) => {
     const misspelt: ErrorObject[] = typeof data !== 'object' || data === null ? [] : numeric.flatMap(([name, type]): ErrorObject[] => {
