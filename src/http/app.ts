@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Services } from '../services.js'
 import { authPlugin } from './plugins/auth.js'
+import { limitJsonDepth } from './jsonBody.js'
 import { answerError, registerErrorHandling } from './plugins/errors.js'
 import { openapiPlugin } from './plugins/openapi.js'
 import { organizationPlugin } from './plugins/organization.js'
@@ -33,6 +34,7 @@ export const buildApp = async (services: Services): Promise<FastifyInstance> => 
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.setValidatorCompiler(validatorCompiler)
+  limitJsonDepth(app)
   app.addSchema(FailEnvelope)
   app.addSchema(ErrorEnvelope)
   registerErrorHandling(app)

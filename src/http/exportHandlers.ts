@@ -9,10 +9,11 @@ import { csvStream } from '../exports/csv.js'
 import type { DataSet } from '../exports/dataSets.js'
 import type { ExportJobDoc, ExportJobStatus } from '../projections/exports.js'
 import type { Services } from '../services.js'
-import { AppError, invalidFields, notFound, type FieldError } from '../shared/errors.js'
+import { AppError, invalidFields, isAppError, notFound, type FieldError } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
 import { commandContext, organizationOf, type OrganizationContext } from './context.js'
 import { expiredAtOf, exportJobView } from './exportViews.js'
+import { depthLimitedJsonParser } from './jsonBody.js'
 import { pagination } from './schemas.js'
 
 export const mayUse = (organization: OrganizationContext, type: ExportType): boolean =>
@@ -241,12 +242,12 @@ export const sourcesBody = (services: Services) => ({
  * "body of the wrong shape"), not the generic 400/415.
  */
 export const acceptJsonBodiesOnly = (app: FastifyInstance): void => {
-  const parseJson = app.getDefaultJsonParser('error', 'error')
+  const parseJson = depthLimitedJsonParser(app)
   app.removeContentTypeParser(['application/json', 'text/plain'])
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    parseJson(request, typeof body === 'string' ? body : body.toString('utf8'), (error, value) => {
+    parseJson(request, body, (error, value) => {
       if (error === null) done(null, value)
-      else done(bindError([{ field: 'body', message: 'is not valid JSON' }]), undefined)
+      else done(bindError([{ field: 'body', message: isAppError(error) ? error.message : 'is not valid JSON' }]), undefined)
     })
   })
   app.addContentTypeParser('*', (_request, _payload, done) => {

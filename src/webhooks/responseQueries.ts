@@ -1,4 +1,5 @@
 import { JSONPath } from 'jsonpath-plus'
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/jsonDepth.js'
 
 /**
  * `responseQueries`: name → JSONPath (jsonpath-plus, safe evaluation: filters
@@ -12,6 +13,8 @@ export const runResponseQueries = (queries: Record<string, string>, body: string
   } catch {
     json = undefined
   }
+  // A destination's answer is not ours to trust: a value nested too deep could not be recorded with the send.
+  if (nestsDeeperThan(json, MAX_JSON_DEPTH)) json = undefined
   return Object.fromEntries(Object.entries(queries).map(([name, path]) => [name, json === undefined ? null : query(path, json)]))
 }
 

@@ -97,6 +97,7 @@ t.test('a body of the wrong shape answers 400 BIND_ERROR', async (t) => {
     ['a text body', await post('{"type":"receivables"}', 'text/plain')],
     ['malformed JSON', await post('{"type":', 'application/json')],
     ['an empty JSON body', await post('', 'application/json')],
+    ['JSON nested 65 levels deep', await post(`{"type":"receivables","filters":${'['.repeat(64)}${']'.repeat(64)}}`, 'application/json')],
     ['an unknown type', await postExport(svc, { type: 'everything' })],
     ['a field of the wrong type', await postExport(svc, { type: 'receivables', after: 20260101 })],
     ['a field of another type', await postExport(svc, { type: 'receivables', typeFile: 'credits' })],
@@ -109,7 +110,8 @@ t.test('a body of the wrong shape answers 400 BIND_ERROR', async (t) => {
     t.equal(response.json().status, 'fail', name)
     t.equal(response.json().data.code, 'BIND_ERROR', name)
   }
-  t.same(cases[6]?.[1].json().data.errors, [{ field: 'body.after', message: 'must be string' }], 'the bad field is named')
+  t.same(cases[7]?.[1].json().data.errors, [{ field: 'body.after', message: 'must be string' }], 'the bad field is named')
+  t.same(cases[5]?.[1].json().data.errors, [{ field: 'body', message: 'the JSON body nests deeper than 64 levels' }])
   t.same(await svc.runtime.queries.exportJobs.list({ organizationId: svc.organizationId, types: ['receivables', 'payments', 'csv-a', 'reports'], offset: 0, limit: 10 }),
     { items: [], total: 0 }, 'no job was created')
 })

@@ -64,6 +64,31 @@ t.test('send=false only renders, and runs responseQueries over a sample response
   t.equal((await api(svc)('GET', '/webhook-test/logs')).json().data.length, 0, 'nothing was logged')
 })
 
+t.test('JSON nested deeper than 64 levels: a request body is refused, a destination\'s answer is logged but not queried', async (t) => {
+  const sink = await startSink(t)
+  const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth)
+  sink.route('/deep', { status: 200, body: nested(5_000) })
+  const svc = await testApp(t)
+  const call = api(svc)
+  const test = (sample: unknown) => svc.call({
+    method: 'POST', url: '/v1/webhook-test?send=false', token: svc.adminToken, organizationId: svc.organizationId,
+    headers: { 'content-type': 'application/json' },
+    payload: `{"url": "${sink.url}/deep", "responseQueries": {"all": "$"}, "sampleResponse": {"body": ${sample}}}`,
+  })
+  const refused = await test(nested(5_000))
+  t.equal(refused.statusCode, 400)
+  t.same(refused.json(), { status: 'fail', data: { code: 'BAD_REQUEST', message: 'the JSON body nests deeper than 64 levels' } })
+  t.equal((await test(nested(62))).statusCode, 200, 'a body 64 levels deep is taken')
+  t.equal((await test(nested(63))).statusCode, 400, 'one 65 levels deep is not')
+  const asText = await test(JSON.stringify(nested(5_000)))
+  t.same(asText.json().data.responseQueryResults, { all: null }, 'a sample given as text is parsed, and too deep to query')
+
+  const sent = await call('POST', '/webhook-test', { url: `${sink.url}/deep`, responseQueries: { all: '$' } })
+  t.equal(sent.statusCode, 200)
+  t.match(sent.json().data, { outcome: 'delivered', responseQueryResults: { all: null } })
+  t.match((await call('GET', '/webhook-test/logs')).json().data, [{ ID: sent.json().data.logID, status: 'delivered' }], 'the send is recorded')
+})
+
 t.test('a test of a stored webhook uses its configuration (body fields override) and logs under it', async (t) => {
   const sink = await startSink(t)
   const svc = await testApp(t)
