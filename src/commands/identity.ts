@@ -1,4 +1,5 @@
 import { membershipId, type PrincipalType } from '../events/membership.js'
+import { usernameStreamId } from '../events/user.js'
 import { AppError } from '../shared/errors.js'
 import { deterministicId } from '../shared/ids.js'
 import { allPermissions, builtInRoleTemplates } from '../shared/permissions.js'
@@ -17,7 +18,6 @@ import { userAggregate, usernameAggregate } from './user.js'
  */
 
 export const builtInRoleTemplateId = (organizationId: string, key: string): string => deterministicId('roleTemplate', organizationId, key)
-export const usernameStreamId = (username: string): string => deterministicId('username', username.trim().toLowerCase())
 
 const maxPosition = (positions: number[]) => Math.max(0, ...positions)
 

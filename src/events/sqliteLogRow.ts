@@ -10,7 +10,7 @@ export type ParsedLogRow = [position: number, streamId: string, revision: number
 
 export const parseMetadata = (text: string): EventMetadata => JSON.parse(text)
 
-/** The rows of a page the read-ahead thread wrote (src/events/sqliteReaderWorker.ts): the trust boundary is the log's, as for a row. */
+/** The rows of a page the read-ahead thread wrote (src/events/sqliteReaderWorker.mjs): the trust boundary is the log's, as for a row. */
 export const parsePage = (text: string): ParsedLogRow[] => JSON.parse(text)
 
 // One literal for both kinds of row, so every event read from the log has the same hidden class.

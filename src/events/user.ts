@@ -1,4 +1,11 @@
+import { deterministicId } from '../shared/ids.js'
 import type { Event } from './types.js'
+
+/** Usernames are unique ignoring case and surrounding spaces: this is the form compared. */
+export const usernameKey = (username: string): string => username.trim().toLowerCase()
+
+/** The stream whose claim makes a username unique: `username-<uuidv5(usernameKey)>`. */
+export const usernameStreamId = (username: string): string => deterministicId('username', usernameKey(username))
 
 export type UserRegistered = Event<'UserRegistered', {
   userId: string

@@ -1,9 +1,9 @@
 import type { Config } from '../shared/config.js'
+import { KeyedLock } from '../shared/keyedLock.js'
 import { BlobProducerRegistry } from './blobs.js'
 import { DataSetRegistry } from './dataSets.js'
 import { productBlobProducers, productDataSets, productReportSources } from './products.js'
 import { ReportSourceRegistry } from './reportSources.js'
-import { KeyedLock } from '../shared/keyedLock.js'
 import { ExportWorkers } from './workers.js'
 
 /** The export machinery of one running service: what it can export, and the jobs it runs. */

@@ -1,7 +1,7 @@
-import { usernameStreamId } from '../commands/identity.js'
 import { membershipAggregate } from '../commands/membership.js'
 import { roleTemplateAggregate } from '../commands/roleTemplate.js'
 import { usernameAggregate } from '../commands/user.js'
+import { usernameStreamId } from '../events/user.js'
 import type { Services } from '../services.js'
 import { newId } from '../shared/ids.js'
 import type { ScheduledJob } from './scheduler.js'

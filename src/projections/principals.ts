@@ -1,3 +1,4 @@
+import { usernameKey } from '../events/user.js'
 import { applyAt, defineProjection, updateAt } from './projection.js'
 import { readsOf, type ReadStore } from './readStore.js'
 
@@ -27,8 +28,6 @@ export interface ClientDoc {
 
 const users = { name: 'users', indexes: [{ usernameKey: 1 }, { organizationId: 1 }] } as const
 const clients = { name: 'oauth_clients', indexes: [{ organizationId: 1 }] } as const
-
-export const usernameKey = (username: string): string => username.trim().toLowerCase()
 
 export const principalsProjection = defineProjection({
   name: 'principals',
