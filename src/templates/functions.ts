@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { Decimal } from 'decimal.js'
 import { formatGoTime } from './goTime.js'
 import { sprintf } from './printf.js'
-import { asDecimal, formatValue, goTypeName, isList, isMap, isTime, kindOf, newMap, ownValue, toJsonText, truth } from './values.js'
+import { asDecimal, formatValue, goTypeName, inDecimalRange, isList, isMap, isTime, kindOf, MAX_DECIMAL_EXPONENT, newMap, ownValue, toJsonText, truth } from './values.js'
 
 /**
  * The allow-list: every function a template may call. Go's built-ins and the
@@ -50,7 +50,8 @@ const integer = (value: unknown, name: string): number => {
 
 const decimalOf = (value: unknown, name: string): Decimal => {
   if (value === null || value === undefined || value === '') return new Decimal(0)
-  return asDecimal(value) ?? fail(`${name}: expected a number or a decimal string, got ${goTypeName(value)} ${JSON.stringify(formatValue(value))}`)
+  return asDecimal(value)
+    ?? fail(`${name}: expected a number or a decimal string within 1e±${MAX_DECIMAL_EXPONENT}, got ${goTypeName(value)} ${JSON.stringify(formatValue(value))}`)
 }
 
 /** Integer arithmetic (Sprig's add, sub…): a number when it fits, else a decimal string. */
@@ -122,6 +123,7 @@ const many = Number.POSITIVE_INFINITY
 const arithmetic = (doc: string, integerResult: boolean, reduce: (a: Decimal, b: Decimal) => Decimal, min = 2) => fn(min, many, doc, (args) => {
   const [first, ...rest] = args.map((a, i) => decimalOf(a, `argument ${i + 1}`))
   const result = rest.reduce(reduce, first ?? new Decimal(0))
+  if (!inDecimalRange(result)) fail(`the result is beyond 1e±${MAX_DECIMAL_EXPONENT}`)
   return integerResult ? intResult(result) : result.toFixed()
 })
 

@@ -24,6 +24,14 @@ export interface ParsedTemplate {
 
 type Terminator = { kind: 'end' | 'eof'; token: Token } | { kind: 'else'; token: Token; chained: 'if' | 'with' | null }
 
+/**
+ * Deepest nesting of blocks (if, with, range, each `else if`) and parenthesized
+ * pipelines. Every stage after the parser walks the tree recursively, and a
+ * few thousand levels, well inside a template's length limit, overflowed the
+ * stack of the compiler.
+ */
+export const MAX_TEMPLATE_NESTING = 100
+
 const forbiddenFieldNames = new Set(['constructor', 'prototype', '__proto__'])
 
 export const isForbiddenFieldName = (name: string): boolean => forbiddenFieldNames.has(name) || name.startsWith('__')
@@ -35,6 +43,7 @@ class Parser {
   private readonly scope: VariableRef[] = [{ name: '$', id: 0, position: { line: 1, column: 1 } }]
   private nextVariableId = 1
   private rangeDepth = 0
+  private nesting = 0
 
   constructor(private readonly tokens: Token[], private readonly options: ParseOptions) {}
 
@@ -149,8 +158,19 @@ class Parser {
     }
   }
 
+  private nested<T>(position: Position, parse: () => T): T {
+    if (++this.nesting > MAX_TEMPLATE_NESTING) this.fail(`nested deeper than ${MAX_TEMPLATE_NESTING} levels`, position)
+    const result = parse()
+    this.nesting--
+    return result
+  }
+
   /** if / with / range: the pipeline, the list, and an else list (possibly a chained `else if` / `else with`). */
   private control(kind: 'if' | 'with' | 'range', position: Position): Node {
+    return this.nested(position, () => this.block(kind, position))
+  }
+
+  private block(kind: 'if' | 'with' | 'range', position: Position): Node {
     const depth = this.scope.length
     const pipe = this.pipeline(kind, 'rightDelim')
     if (pipe.commands.length === 0) this.fail(`missing value for ${kind}`, position)
@@ -336,7 +356,7 @@ class Parser {
       case 'rawString':
         return { kind: 'string', value: token.value ?? '', position }
       case 'leftParen': {
-        const pipe = this.pipeline('parenthesized pipeline', 'rightParen')
+        const pipe = this.nested(position, () => this.pipeline('parenthesized pipeline', 'rightParen'))
         return { kind: 'pipeline', pipe, names: [], position }
       }
       case 'keyword':

@@ -55,11 +55,21 @@ export const newMap = (entries: Iterable<[string, unknown]> = []): Record<string
 
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/
 
-/** A number or a decimal string (money) as a Decimal; null for anything else. */
+/**
+ * How far from 1 a template's decimals may go: 10^±1000. Written in full, as
+ * the functions give results, `1e999999999` is a billion digits, which would
+ * exhaust memory before any output limit could see them.
+ */
+export const MAX_DECIMAL_EXPONENT = 1000
+
+export const inDecimalRange = (value: Decimal): boolean => value.isZero() || Math.abs(value.e) <= MAX_DECIMAL_EXPONENT
+
+/** A number or a decimal string (money) within 10^±1000 as a Decimal; null for anything else. */
 export const asDecimal = (value: unknown): Decimal | null => {
   if (typeof value === 'number' && Number.isFinite(value)) return new Decimal(value)
-  if (typeof value === 'string' && DECIMAL.test(value.trim())) return new Decimal(value.trim())
-  return null
+  if (typeof value !== 'string' || !DECIMAL.test(value.trim())) return null
+  const decimal = new Decimal(value.trim())
+  return inDecimalRange(decimal) ? decimal : null
 }
 
 export const formatNumber = (value: number): string => (Object.is(value, -0) ? '0' : String(value))

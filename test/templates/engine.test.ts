@@ -179,6 +179,20 @@ t.test('syntax errors are refused with line and column', async (t) => {
   syntaxError(t, '{{ ($x := 1) }}', /inside parentheses/)
 })
 
+t.test('nesting is bounded at 100 levels: a few thousand overflowed the compiler\'s stack', async (t) => {
+  const parenthesized = (levels: number) => `{{ ${'('.repeat(levels)}1${')'.repeat(levels)} }}`
+  const ifs = (levels: number) => `${'{{ if 1 }}'.repeat(levels)}x${'{{ end }}'.repeat(levels)}`
+  const elseIfs = (levels: number) => `{{ if 0 }}${'a{{ else if 0 }}'.repeat(levels - 1)}b{{ else }}z{{ end }}`
+  t.equal(render(parenthesized(100)), '1')
+  t.equal(render(ifs(100)), 'x')
+  t.equal(render(elseIfs(100)), 'z', 'each else if is a level')
+  syntaxError(t, parenthesized(101), /nested deeper than 100 levels/, 1, 104)
+  syntaxError(t, ifs(101), /nested deeper than 100 levels/)
+  syntaxError(t, elseIfs(101), /nested deeper than 100 levels/)
+  syntaxError(t, parenthesized(5000), /nested deeper than 100 levels/)
+  syntaxError(t, ifs(5000), /nested deeper than 100 levels/)
+})
+
 t.test('a template cannot reach JavaScript', async (t) => {
   const attempts: Array<[string, RegExp]> = [
     ['{{ .constructor }}', /field name "constructor" is not allowed/],
@@ -223,6 +237,17 @@ t.test('renders are bounded in output, work and repetition', async (t) => {
   t.throws(() => render('{{ repeat 100000000 "ab" }}'), /too large/)
   t.throws(() => render('{{ $s := "ab" }}{{ range 40 }}{{ $s = cat $s $s }}{{ end }}'), /value too large/)
   t.equal(render('{{ printf "%99999d" 1 }}'), '%!(BADWIDTH)')
+})
+
+t.test('decimals are taken within 1e±1000: written in full, 1e999999999 would be a billion digits', async (t) => {
+  t.equal(render('{{ addf "1e1000" "1" | len }}'), '1001')
+  t.equal(render('{{ mulf "1e-1000" "1" }}'), `0.${'0'.repeat(999)}1`)
+  for (const source of ['{{ addf "1e999999999" "1" }}', '{{ round "1e1001" 2 }}', '{{ floor "-1e999999999" }}', '{{ subf "1e-1001" "0" }}']) {
+    t.throws(() => render(source), /within 1e±1000, got string/, source)
+  }
+  t.throws(() => render('{{ mulf "1e600" "1e600" }}'), /the result is beyond 1e±1000/, 'nor may a result go beyond')
+  t.throws(() => render('{{ $x := "1e9" }}{{ range 200 }}{{ $x = mul $x $x }}{{ end }}{{ $x }}'), /the result is beyond 1e±1000/)
+  t.equal(render('{{ int "1e999999999" }}|{{ printf "%d" "1e999999999" }}'), '0|%!d(string=1e999999999)', 'out of range is not a number, as any other text')
 })
 
 t.test('compiled templates are cached by their text', async (t) => {
