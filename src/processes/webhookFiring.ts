@@ -164,6 +164,8 @@ const prepare = async (event: Trigger, services: Services): Promise<FiringPlan |
  * after it, whose sends already started are not started again.
  */
 const fireBatch = async (triggers: readonly Trigger[], services: Services): Promise<BatchOutcome> => {
+  // Taken in log order before the reads run in parallel: each approval then renders the earlier ones applied.
+  for (const trigger of triggers) if (trigger.type === 'PaymentOrderApproved') services.webhooks.approvals.take(trigger.data)
   const plans = await Promise.allSettled(triggers.map((trigger) => prepare(trigger, services)))
   const firings = plans.map(async (plan) => {
     if (plan.status === 'rejected') throw plan.reason

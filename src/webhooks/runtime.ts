@@ -5,6 +5,7 @@ import type { DataKey } from '../identity/dataKey.js'
 import type { LiveHub } from '../processes/liveHub.js'
 import type { Queries } from '../projections/queries.js'
 import { compileTemplate } from '../templates/compile.js'
+import { ApprovalsInFlight } from './approvalsInFlight.js'
 import { unsealed } from './configuration.js'
 import { templateFields } from './render.js'
 import type { SendableConfiguration } from './sender.js'
@@ -165,6 +166,8 @@ export class SendSlots {
 export interface WebhookRuntime {
   directory: WebhookDirectory
   slots: SendSlots
+  /** The approvals the firing took, so each renders the credit with the earlier ones applied. */
+  approvals: ApprovalsInFlight
   /** Waits for the sends in flight; run after the process managers stopped. */
   drain(): Promise<void>
   close(): void
@@ -173,5 +176,5 @@ export interface WebhookRuntime {
 export const createWebhookRuntime = (deps: { queries: Queries; dataKey: DataKey; hub: LiveHub; concurrency: number }): WebhookRuntime => {
   const directory = new WebhookDirectory(deps)
   const slots = new SendSlots(deps.concurrency)
-  return { directory, slots, drain: () => slots.drain(), close: () => directory.close() }
+  return { directory, slots, approvals: new ApprovalsInFlight(), drain: () => slots.drain(), close: () => directory.close() }
 }

@@ -5,6 +5,7 @@ import type { ResponseValues } from '../projections/webhookResponseValues.js'
 import type { Services } from '../services.js'
 import { AppError } from '../shared/errors.js'
 import type { TriggerContext } from '../templates/context.js'
+import type { ApprovalsInFlight } from './approvalsInFlight.js'
 import type { ContextSource } from './context.js'
 
 /**
@@ -27,6 +28,10 @@ export const withPaymentApplied = (credit: CreditState, approval: PaymentOrderAp
     throw error
   }
 }
+
+/** The credit with the approvals of it the firing took before this one applied in log order, then this one. */
+const withApprovalsApplied = (credit: CreditState, approval: PaymentOrderApproved['data'], approvals: ApprovalsInFlight): CreditState =>
+  [...approvals.before(approval.creditId, approval.orderId), approval].reduce(withPaymentApplied, credit)
 
 /** `fromWebhook` over the values stored for one credit: nil (null) when none. */
 export const fromWebhookLookup = (values: ResponseValues) => (tag: string, query: string): unknown => values.get(tag)?.get(query) ?? null
@@ -57,7 +62,7 @@ export const loadSource = async (services: Services, request: SourceRequest): Pr
     queries.webhookResponseValues.forCredit(organizationId, creditId),
   ])
   return {
-    credit: request.approval === null ? credit : withPaymentApplied(credit, request.approval),
+    credit: request.approval === null ? credit : withApprovalsApplied(credit, request.approval, services.webhooks.approvals),
     debtor,
     order: order !== null && order.organizationId === organizationId ? order : null,
     organization: { id: organizationId, name: organizationName },

@@ -1,5 +1,6 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { Decimal } from 'decimal.js'
 import t from 'tap'
 import { createTestApp } from '../helpers/app.js'
 import { pdfBytes } from '../helpers/files.js'
@@ -168,4 +169,29 @@ t.test('many approvals at once: triggers fired together with the one the manager
   const received = f.received().map((r) => JSON.parse(r.body).order as string)
   t.same(received.sort(), orders.map((o) => o.ID).sort(), 'the destination got each order once')
   t.equal((await f.sendsOf(credit.ID)).length, 40, 'nothing else was logged')
+})
+
+t.test('approvals of one credit close together each render the earlier ones applied, whether or not the applier has run', async (t) => {
+  const sink = await startSink(t)
+  const svc = await testApp(t)
+  const f = await firing(svc, sink)
+  const body = '{"installment": {{ .Order.InstallmentNumber }}, "paid": {{ .Credit.PaidAmount | quote }}, "installmentsPaid": {{ .Credit.InstallmentsPaid }}}'
+  const webhook = await f.webhook({ tag: 'order', path: '/order', requestBody: body })
+  const line = await f.line({ onOrderWebhooks: [webhook] })
+  const credit = await f.l.disbursedCredit({ creditLineId: line })
+  const orders: Array<{ url: string; id: string }> = []
+  for (const installment of credit.installments.slice(0, 4)) {
+    const url = `/v1/payables/${credit.ID}/installments/${installment.ID}/orders`
+    orders.push({ url, id: (await f.l.call('POST', url, {})).json().order.ID })
+  }
+  await Promise.all(orders.map(({ url, id }) => f.l.call('POST', `${url}/${id}/approve`)))
+  await f.settled(credit.ID, 4)
+  const rendered: Array<{ installment: number; paid: string; installmentsPaid: number }> = f.received().map((r) => JSON.parse(r.body))
+  const final = (await f.l.call('GET', `/v1/credits/${credit.ID}`)).json().data.credit
+  // The approvals reach the log in some order; each send shows the payments approved up to its own.
+  const byPaid = rendered.sort((a, b) => a.installmentsPaid - b.installmentsPaid)
+  t.same(byPaid.map((r) => r.installmentsPaid), [1, 2, 3, 4], 'one, two, three, then four installments paid')
+  const paidAfter = (count: number) => credit.installments.slice(0, count).reduce((sum, installment) => sum.plus(installment.amount), new Decimal(0)).toFixed(2)
+  t.same(byPaid.map((r) => r.paid), [paidAfter(1), paidAfter(2), paidAfter(3), paidAfter(4)], 'the paid amount adds each approved installment')
+  t.equal(byPaid[3]?.paid, final.balances.paidTotal, 'the last shows what the credit shows once every payment is applied')
 })

@@ -1,0 +1,28 @@
+import t from 'tap'
+import type { PaymentOrderApproved } from '../../src/events/paymentOrder.js'
+import { ApprovalsInFlight } from '../../src/webhooks/approvalsInFlight.js'
+
+const approval = (creditId: string, orderId: string) => ({ creditId, orderId }) as PaymentOrderApproved['data']
+const orders = (list: ReadonlyArray<{ orderId: string }>) => list.map((a) => a.orderId)
+
+t.test('an approval finds the earlier approvals of its credit, in the order they were taken', async (t) => {
+  const approvals = new ApprovalsInFlight()
+  for (const [credit, order] of [['c1', 'o1'], ['c2', 'p1'], ['c1', 'o2'], ['c1', 'o3']] as const) approvals.take(approval(credit, order))
+  t.same(orders(approvals.before('c1', 'o3')), ['o1', 'o2'])
+  t.same(orders(approvals.before('c1', 'o1')), [])
+  t.same(orders(approvals.before('c2', 'p1')), [], 'another credit\'s approvals are not its own')
+  t.same(orders(approvals.before('c1', 'unknown')), [], 'an order never taken has none')
+  approvals.take(approval('c1', 'o1'))
+  t.same(orders(approvals.before('c1', 'o3')), ['o1', 'o2'], 'taken again (a redelivered batch), it keeps its place')
+})
+
+t.test('only the last `capacity` approvals are kept, oldest out first', async (t) => {
+  const approvals = new ApprovalsInFlight(3)
+  for (let i = 1; i <= 10; i++) approvals.take(approval('c1', `o${i}`))
+  t.same(orders(approvals.before('c1', 'o10')), ['o8', 'o9'])
+  t.same(orders(approvals.before('c1', 'o7')), [], 'forgotten')
+  approvals.take(approval('c2', 'p1'))
+  approvals.take(approval('c2', 'p2'))
+  t.same(orders(approvals.before('c1', 'o10')), [], 'c1\'s older entries left as c2\'s came')
+  t.same(orders(approvals.before('c2', 'p2')), ['p1'])
+})
