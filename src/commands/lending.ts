@@ -19,16 +19,21 @@ type WebhookLinks = Pick<CreditLineConfiguration, 'onOrderWebhooks' | 'onDeliver
  * archived. Ids already linked are not checked again: a webhook archived after
  * it was linked stays linked (and simply does not fire).
  */
+/** Checks the links as the request gave them (duplicates included), so a refusal names the position in the body. */
 const checkWebhookLinks = async (commands: CommandHandler, organizationId: string, links: Partial<WebhookLinks>, current: Partial<WebhookLinks>) => {
   const errors: FieldError[] = []
+  const linkable = new Map<string, boolean>()
   for (const field of ['onOrderWebhooks', 'onDeliveredWebhooks'] as const) {
     const already = new Set(current[field] ?? [])
     for (const [index, id] of (links[field] ?? []).entries()) {
       if (already.has(id)) continue
-      const { state } = await commands.load(webhookAggregate, id)
-      if (state.status !== 'active' || state.organizationId !== organizationId) {
-        errors.push({ field: `body.${field}.${index}`, message: `webhook ${id} does not exist in this organization or is archived` })
+      let ok = linkable.get(id)
+      if (ok === undefined) {
+        const { state } = await commands.load(webhookAggregate, id)
+        ok = state.status === 'active' && state.organizationId === organizationId
+        linkable.set(id, ok)
       }
+      if (!ok) errors.push({ field: `body.${field}.${index}`, message: `webhook ${id} does not exist in this organization or is archived` })
     }
   }
   if (errors.length > 0) throw invalidFields(errors)
@@ -41,12 +46,12 @@ export const createCreditLine = async (
   input: { creditLineId: string; organizationId: string; configuration: CreditLineConfiguration; now: string },
   context: CommandContext,
 ) => {
+  await checkWebhookLinks(commands, input.organizationId, input.configuration, {})
   const configuration = {
     ...input.configuration,
     onOrderWebhooks: unique(input.configuration.onOrderWebhooks) ?? [],
     onDeliveredWebhooks: unique(input.configuration.onDeliveredWebhooks) ?? [],
   }
-  await checkWebhookLinks(commands, input.organizationId, configuration, {})
   return commands.execute(creditLineAggregate, input.creditLineId, {
     type: 'CreateCreditLine', creditLineId: input.creditLineId, organizationId: input.organizationId, configuration, now: input.now,
   }, context)
@@ -65,12 +70,12 @@ export const updateCreditLine = async (
   context: CommandContext,
 ) => {
   const line = await loadCreditLineIn(commands, input.organizationId, input.creditLineId)
+  await checkWebhookLinks(commands, input.organizationId, input.changes, line.configuration)
   const changes = { ...input.changes }
   const orderLinks = unique(changes.onOrderWebhooks)
   const deliveredLinks = unique(changes.onDeliveredWebhooks)
   if (orderLinks !== undefined) changes.onOrderWebhooks = orderLinks
   if (deliveredLinks !== undefined) changes.onDeliveredWebhooks = deliveredLinks
-  await checkWebhookLinks(commands, input.organizationId, changes, line.configuration)
   return commands.execute(creditLineAggregate, input.creditLineId, { type: 'UpdateCreditLine', changes, now: input.now }, context)
 }
 

@@ -54,6 +54,8 @@ t.test('linked webhooks must exist in the organization and be active; one archiv
   const refused = await l.call('POST', '/v1/credit-lines', lineBody({ onOrderWebhooks: [mine, archived], onDeliveredWebhooks: [foreign] }))
   t.equal(refused.statusCode, 400)
   t.same(refused.json().data.errors.map((e: { field: string }) => e.field), ['body.onOrderWebhooks.1', 'body.onDeliveredWebhooks.0'])
+  const afterDuplicate = await l.call('POST', '/v1/credit-lines', lineBody({ onOrderWebhooks: [mine, mine, archived] }))
+  t.same(afterDuplicate.json().data.errors.map((e: { field: string }) => e.field), ['body.onOrderWebhooks.2'], 'the position in the body, duplicates counted')
   const created = await l.call('POST', '/v1/credit-lines', lineBody({ onOrderWebhooks: [mine, mine], onDeliveredWebhooks: [mine] }))
   t.equal(created.statusCode, 201)
   const line = created.json().data.creditLine
@@ -63,6 +65,9 @@ t.test('linked webhooks must exist in the organization and be active; one archiv
   t.equal(patched.statusCode, 200, 'an already linked webhook is not checked again')
   const relink = await l.call('PATCH', `/v1/credit-lines/${line.ID}`, { onDeliveredWebhooks: [mine, archived] })
   t.equal(relink.statusCode, 400, 'a newly linked archived webhook is refused')
+  const relinkAfterDuplicate = await l.call('PATCH', `/v1/credit-lines/${line.ID}`, { onDeliveredWebhooks: [archived, archived, foreign] })
+  t.same(relinkAfterDuplicate.json().data.errors.map((e: { field: string }) => e.field),
+    ['body.onDeliveredWebhooks.0', 'body.onDeliveredWebhooks.1', 'body.onDeliveredWebhooks.2'], 'each bad position of a PATCH, duplicates included')
 })
 
 t.test('the three product shapes: public without a token, custom for the organization, ProductDTO by id', async (t) => {
