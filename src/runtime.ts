@@ -97,19 +97,20 @@ export const createRuntime = async (config: Config, options: RuntimeOptions = {}
     : null
   const signingKey = loadSigningKey({ pem: config.jwtPrivateKey, file: config.jwtPrivateKeyFile, dataDir: config.dataDir })
   const dataKey = DataKey.load(config.dataDir)
+  const settle = async (position: number): Promise<void> => {
+    if (position <= 0) return
+    const reached = await projections.waitFor(position, config.readYourWritesTimeoutMs)
+    if (!reached) logger.warn({ position, projections: projections.position }, 'read models did not reach a write in time')
+  }
+
   const tokens = new TokenService({
     key: signingKey, issuer: baseUrl(config), accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl,
     mfaTokenTtl: config.mfaTokenTtl, clock, commands, dataKey,
     findClient: async (id) => queries.principals.client(id),
     findUser: async (id) => queries.principals.user(id),
     findUserByUsername: (name) => queries.principals.userByUsername(name),
+    settle,
   })
-
-  const settle = async (position: number): Promise<void> => {
-    if (position <= 0) return
-    const reached = await projections.waitFor(position, config.readYourWritesTimeoutMs)
-    if (!reached) logger.warn({ position, projections: projections.position }, 'read models did not reach a write in time')
-  }
 
   const exportRuntime = createExportRuntime(config)
   const webhooks = createWebhookRuntime({ queries, dataKey, hub, concurrency: config.webhookConcurrency })

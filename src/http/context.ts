@@ -15,6 +15,8 @@ export interface Principal {
   /** Scope `*`: the platform administrator. */
   isPlatformAdmin: boolean
   tokenId: string
+  /** The sign-in (refresh-token family) a user's token was issued to; null for client-credentials tokens. */
+  signInId: string | null
 }
 
 /** The organization a request acts in, after membership and permissions were checked. */

@@ -46,6 +46,8 @@ export interface AccessTokenClaims {
   iat: number
   exp: number
   jti: string
+  /** The sign-in (refresh-token family) of a user's token: revoking it ends the token too. */
+  sid?: string
 }
 
 export interface BasicCredentials {
@@ -65,6 +67,8 @@ export interface TokenServiceDeps {
   findClient(clientId: string): Promise<ClientDoc | null>
   findUserByUsername(username: string): Promise<UserDoc | null>
   findUser(userId: string): Promise<UserDoc | null>
+  /** Waits until the read models show a write (a revoked sign-in, before the refusal is answered). */
+  settle(position: number): Promise<void>
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
@@ -230,11 +234,13 @@ export class TokenService {
         expiresAt: this.expiry(this.deps.refreshTokenTtl), now: this.nowIso(),
       }, context)
       if (result.events.some((e) => e.type === 'RefreshTokenFamilyRevoked')) {
+        // Once the refusal is read, the sign-in's access tokens are refused as well.
+        await this.deps.settle(result.position)
         throw new OAuthError('invalid_grant', 'refresh token was already used; every token of this sign-in is revoked')
       }
       const user = await this.deps.findUser(result.state.userId)
       if (user === null || !user.active) throw new OAuthError('invalid_grant', 'user cannot sign in')
-      return { ...this.accessToken(result.state.userId, client._id, scope), refresh_token: next }
+      return { ...this.accessToken(result.state.userId, client._id, scope, familyId), refresh_token: next }
     } catch (error) {
       if (error instanceof AppError && (error.code === 'INVALID_REFRESH_TOKEN' || error.code === 'NOT_FOUND')) {
         throw new OAuthError('invalid_grant', error.message)
@@ -250,13 +256,14 @@ export class TokenService {
       type: 'IssueRefreshToken', familyId, clientId: client._id, userId, scope, tokenHash: sha256(refreshToken),
       expiresAt: this.expiry(this.deps.refreshTokenTtl), now: this.nowIso(),
     }, context)
-    return { ...this.accessToken(userId, client._id, scope), refresh_token: refreshToken }
+    return { ...this.accessToken(userId, client._id, scope, familyId), refresh_token: refreshToken }
   }
 
-  private accessToken(subject: string, clientId: string, scope: string): TokenResponse {
+  private accessToken(subject: string, clientId: string, scope: string, signInId?: string): TokenResponse {
     const iat = this.now()
     const claims: AccessTokenClaims = {
       iss: this.deps.issuer, sub: subject, client_id: clientId, scope, iat, exp: iat + this.deps.accessTokenTtl, jti: newId(),
+      ...(signInId === undefined ? {} : { sid: signInId }),
     }
     return { access_token: this.signAccess(claims), token_type: 'Bearer', expires_in: this.deps.accessTokenTtl, scope }
   }

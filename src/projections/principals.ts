@@ -26,14 +26,22 @@ export interface ClientDoc {
   createdAt: string
 }
 
+/** A sign-in (refresh-token family) revoked: the access tokens issued to it stop working too. */
+export interface RevokedSignInDoc {
+  _id: string
+  _position?: number
+  revokedAt: string
+}
+
 const users = { name: 'users', indexes: [{ usernameKey: 1 }, { organizationId: 1 }] } as const
 const clients = { name: 'oauth_clients', indexes: [{ organizationId: 1 }] } as const
+const revokedSignIns = { name: 'revoked_sign_ins' } as const
 
 export const principalsProjection = defineProjection({
   name: 'principals',
   handles: ['UserRegistered', 'UserTotpEnrolled', 'UserPasswordChanged', 'UserDeactivated',
-    'OAuthClientRegistered', 'OAuthClientSecretRotated', 'OAuthClientRevoked'],
-  collections: [users, clients],
+    'OAuthClientRegistered', 'OAuthClientSecretRotated', 'OAuthClientRevoked', 'RefreshTokenFamilyRevoked'],
+  collections: [users, clients, revokedSignIns],
   async project(store, event, position) {
     const userDocs = store.collection<UserDoc>(users)
     const clientDocs = store.collection<ClientDoc>(clients)
@@ -59,6 +67,10 @@ export const principalsProjection = defineProjection({
         return updateAt(clientDocs, event.data.clientId, position, (doc) => ({ ...doc, secretHash: event.data.secretHash }))
       case 'OAuthClientRevoked':
         return updateAt(clientDocs, event.data.clientId, position, (doc) => ({ ...doc, revoked: true }))
+      case 'RefreshTokenFamilyRevoked':
+        return applyAt(store.collection<RevokedSignInDoc>(revokedSignIns), event.data.familyId, position, () => ({
+          _id: event.data.familyId, revokedAt: event.data.revokedAt,
+        }))
       default: {
         const _never: never = event
         return _never
@@ -73,10 +85,13 @@ export const principalQueries = (store: ReadStore) => {
   // Looked up by every authenticated request: answered without a promise where the store can.
   const userReads = readsOf(userDocs)
   const clientReads = readsOf(clientDocs)
+  const revokedSignInReads = readsOf(store.collection<RevokedSignInDoc>(revokedSignIns))
   return {
     user: (id: string) => userReads.get(id),
     userByUsername: (username: string) => userDocs.findOne({ usernameKey: usernameKey(username) }),
     client: (clientId: string) => clientReads.get(clientId),
+    /** The revocation of a sign-in (the `sid` of its access tokens), or null. */
+    revokedSignIn: (signInId: string) => revokedSignInReads.get(signInId),
     usersOf: (organizationId: string) => userDocs.find({ organizationId }, { sort: { createdAt: 1 } }),
   }
 }

@@ -69,6 +69,15 @@ t.test('password grant, then refresh with rotation; a reused refresh token revok
   t.equal(reuse.json<OAuthErrorBody>().error, 'invalid_grant')
   const afterReuse = await requestToken(svc.app, { grant_type: 'refresh_token', refresh_token: second.refresh_token ?? '', ...admin(svc) })
   t.equal(afterReuse.json<OAuthErrorBody>().error, 'invalid_grant', 'the newest token of the family is revoked too')
+  for (const [which, token] of [['first', first.access_token], ['second', second.access_token]] as const) {
+    const refused = await protectedCall(svc, token)
+    t.equal(refused.statusCode, 401, `the ${which} access token of the sign-in is refused as soon as the reuse is answered`)
+    t.equal(refused.json().data.code, 'INVALID_TOKEN')
+  }
+
+  const otherSignIn = await requestToken(svc.app, { grant_type: 'password', username: 'ana', password: 'correct horse battery', ...admin(svc) })
+  t.equal((await protectedCall(svc, otherSignIn.json<TokenBody>().access_token)).statusCode, 200, 'another sign-in of the same user is untouched')
+  t.equal((await protectedCall(svc, svc.adminToken)).statusCode, 200, 'client-credentials tokens belong to no sign-in')
 })
 
 t.test('password grant failures', async (t) => {

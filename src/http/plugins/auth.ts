@@ -40,7 +40,8 @@ const unauthorized = (code: 'UNAUTHORIZED' | 'INVALID_TOKEN' | 'TOKEN_EXPIRED', 
   new AppError(code, message, {}, challenge(code === 'UNAUTHORIZED' ? undefined : 'invalid_token'))
 
 const isClaims = (value: AccessTokenClaims): boolean =>
-  typeof value.sub === 'string' && typeof value.client_id === 'string' && typeof value.scope === 'string' && typeof value.jti === 'string'
+  typeof value.sub === 'string' && typeof value.client_id === 'string' && typeof value.scope === 'string' && typeof value.jti === 'string' &&
+  (value.sid === undefined || typeof value.sid === 'string')
 
 /**
  * Verifies the Bearer access token of every route that is not public (ES256 or
@@ -89,7 +90,7 @@ export const authPlugin = fp(async (app: FastifyInstance, options: { services: S
     const scopes: ReadonlySet<string> = new Set(claims.scope.split(' ').filter(Boolean))
     const principal: Principal = Object.freeze({
       kind: claims.sub === claims.client_id ? 'client' : 'user', id: claims.sub, clientId: claims.client_id, scopes,
-      isPlatformAdmin: scopes.has(ADMIN_SCOPE), tokenId: claims.jti,
+      isPlatformAdmin: scopes.has(ADMIN_SCOPE), tokenId: claims.jti, signInId: claims.sid ?? null,
     })
     const window = windowOf(claims)
     if (window !== null) verifiedTokens.set(token, principal, window)
@@ -114,7 +115,11 @@ export const authPlugin = fp(async (app: FastifyInstance, options: { services: S
       if (principal.kind !== 'user') return admit(request, principal, needed)
       return whenReady(principals.user(principal.id), (user) => {
         if (user === null || !user.active) throw unauthorized('INVALID_TOKEN', 'the user of this token is inactive')
-        return admit(request, principal, needed)
+        if (principal.signInId === null) return admit(request, principal, needed)
+        return whenReady(principals.revokedSignIn(principal.signInId), (revoked) => {
+          if (revoked !== null) throw unauthorized('INVALID_TOKEN', 'the sign-in of this token was revoked')
+          return admit(request, principal, needed)
+        })
       })
     })
   })
