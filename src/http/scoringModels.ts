@@ -7,17 +7,21 @@ import { evaluateScoringModel } from '../commands/scoringEvaluation.js'
 import { scoringFieldCatalogue, scoringFieldNames, scoringFieldsOfProfile, type ScoringFieldKind, type ScoringFieldValues } from '../commands/scoringFields.js'
 import { scoringModelCategories } from '../commands/scoringModelRules.js'
 import type { ScoringModelDefinition } from '../events/scoringModel.js'
+import { canViewProfile } from '../projections/profiles.js'
 import type { ScoringModelDoc, ScoringModelVersionDoc } from '../projections/scoringModels.js'
 import type { Services } from '../services.js'
 import { baseUrl } from '../shared/config.js'
 import { AppError, invalidFields, notFound } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
 import { NON_NEGATIVE_DECIMAL_PATTERN } from '../shared/money.js'
-import { commandContext, organizationOf, type OrganizationContext } from './context.js'
+import { commandContext, organizationOf, principalOf, type OrganizationContext } from './context.js'
 import { ConfigOrganizationHeaders, failures, Pagination, pagination, PageQuery, Timestamp, Uuid } from './schemas.js'
 
-const Range = Type.Object({ min: Type.Number(), max: Type.Number(), score: Type.Number() }, { additionalProperties: false })
-const Category = Type.Object({ value: Type.String({ minLength: 1, maxLength: 100 }), score: Type.Number() }, { additionalProperties: false })
+/** Scores, penalties, bonuses and thresholds stay within ±10⁹, so a model's sums (at most 50 variables, 50 penalties, 50 bonuses) are exact and finite. */
+const MAX_POINTS = 1_000_000_000
+const Points = (minimum = -MAX_POINTS) => Type.Number({ minimum, maximum: MAX_POINTS })
+const Range = Type.Object({ min: Type.Number(), max: Type.Number(), score: Points() }, { additionalProperties: false })
+const Category = Type.Object({ value: Type.String({ minLength: 1, maxLength: 100 }), score: Points() }, { additionalProperties: false })
 const VariableType = Type.Enum(['numeric', 'categorical', 'boolean'])
 const Variable = Type.Object({
   field: Type.String({ enum: scoringFieldNames, description: 'a scoring field (see docs/scoring.md)' }),
@@ -26,12 +30,12 @@ const Variable = Type.Object({
   ranges: Type.Optional(Type.Array(Range, { maxItems: 50, description: 'numeric: inclusive, non-overlapping ranges' })),
   categories: Type.Optional(Type.Array(Category, { maxItems: 100, description: 'categorical and boolean (values "true" and "false")' })),
 }, { additionalProperties: false })
-const Thresholds = Type.Object({ approve: Type.Number(), review: Type.Number(), reject: Type.Number() }, {
+const Thresholds = Type.Object({ approve: Points(), review: Points(), reject: Points() }, {
   additionalProperties: false, description: 'reject <= review <= approve: approve from `approve` up, review from `review` up, reject below `review`',
 })
 const Condition = Type.String({ minLength: 1, maxLength: 500, description: 'CEL expression over scoring fields, e.g. `age < 21`' })
-const Penalty = Type.Object({ condition: Condition, penalty: Type.Number({ minimum: 0 }), description: Type.Optional(Type.String({ maxLength: 500 })) }, { additionalProperties: false })
-const Bonus = Type.Object({ condition: Condition, bonus: Type.Number({ minimum: 0 }), description: Type.Optional(Type.String({ maxLength: 500 })) }, { additionalProperties: false })
+const Penalty = Type.Object({ condition: Condition, penalty: Points(0), description: Type.Optional(Type.String({ maxLength: 500 })) }, { additionalProperties: false })
+const Bonus = Type.Object({ condition: Condition, bonus: Points(0), description: Type.Optional(Type.String({ maxLength: 500 })) }, { additionalProperties: false })
 const Metadata = Type.Record(Type.String(), Type.String({ maxLength: 500 }), { maxProperties: 50 })
 
 const ModelBody = Type.Object({
@@ -324,7 +328,8 @@ export const scoringModelRoutes: FastifyPluginAsyncTypebox<{ services: Services 
       // The answer shows the profile's income, age and employment: reading them is reading the profile.
       if (!organization.permissions.has('ReadProfile')) throw new AppError('FORBIDDEN', 'permission ReadProfile is required to score a profile', { permission: 'ReadProfile' })
       const { state: profile } = await services.commands.load(profileAggregate, profileId)
-      if (!profile.exists || profile.organizationId !== organization.id) throw notFound('profile', profileId)
+      const visible = profile.exists && profile.organizationId === organization.id && canViewProfile(profile, principalOf(request).id, organization.isAdministrator)
+      if (!visible) throw notFound('profile', profileId)
       fields = scoringFieldsOfProfile(profile, now)
     }
     const result = evaluateScoringModel(version.definition, fields)

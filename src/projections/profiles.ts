@@ -91,9 +91,9 @@ export const profilesProjection = defineProjection({
   },
 })
 
-/** Who may see a profile: its owner, the users it is shared with, and the organization's administrators. */
-export const canViewProfile = (doc: ProfileDoc, viewerId: string, administrator: boolean): boolean =>
-  administrator || doc.ownerId === viewerId || doc.sharedWith.includes(viewerId)
+/** Who may see a profile (its document, or the profile aggregate's state): its owner, the users it is shared with, and the organization's administrators. */
+export const canViewProfile = (profile: { ownerId: string; sharedWith: Iterable<string> }, viewerId: string, administrator: boolean): boolean =>
+  administrator || profile.ownerId === viewerId || Array.from(profile.sharedWith).includes(viewerId)
 
 export interface ProfileListQuery {
   organizationId: string

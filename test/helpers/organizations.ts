@@ -51,12 +51,13 @@ export const createProfile = async (
   svc: TestApp,
   organizationId: string,
   person: { natural: NaturalPerson } | { legal: LegalPerson },
+  ownerId = 'test',
 ): Promise<string> => {
   const profileId = newId()
   const natural = 'natural' in person ? person.natural : null
   const legal = 'legal' in person ? person.legal : null
   const result = await svc.runtime.execute(profileAggregate, profileId, {
-    type: 'CreateProfile', profileId, organizationId, ownerId: 'test', profileType: natural === null ? 'legal' : 'natural', natural, legal,
+    type: 'CreateProfile', profileId, organizationId, ownerId, profileType: natural === null ? 'legal' : 'natural', natural, legal,
     copiedFrom: null, now: svc.runtime.clock.now().toISOString(),
   }, { organizationId, actorId: 'test', correlationId: newId() })
   await svc.runtime.settle(result.position)

@@ -129,6 +129,25 @@ t.test('invalid models are refused with every problem listed', async (t) => {
   await refuse({ variables: [{ ...age, weight: 0.5 }, { ...age, weight: 0.5 }] }, 'body.variables.1.field', /scored twice/)
   await refuse({ thresholds: { approve: 40, review: 50, reject: 30 } }, 'body.thresholds', /reject <= review <= approve/)
   await refuse({ variables: [{ ...age, field: 'shoeSize' }, income, employment] }, 'body.variables.0.field', /allowed values/)
+  // Sums of points this large overflowed a double: the evaluation answered `"score": null`.
+  await refuse({ bonuses: [{ condition: 'age > 0', bonus: 1.7e308 }] }, 'body.bonuses.0.bonus', /<= 1000000000/)
+  await refuse({ penalties: [{ condition: 'age > 0', penalty: 1e9 + 1 }] }, 'body.penalties.0.penalty', /<= 1000000000/)
+  await refuse({ variables: [{ ...age, ranges: [{ min: 0, max: 150, score: -1.7e308 }] }, income, employment] }, 'body.variables.0.ranges.0.score', />= -1000000000/)
+  await refuse({ thresholds: { approve: 2e9, review: 50, reject: 30 } }, 'body.thresholds.approve', /<= 1000000000/)
+})
+
+t.test('points at the bounds give an exact, finite score', async (t) => {
+  const { base, call } = await setup(t)
+  const [age, income, employment] = consumerModel.variables
+  const model = {
+    ...consumerModel, thresholds: { approve: 1e9, review: -1e9, reject: -1e9 },
+    variables: [{ ...age, ranges: [{ min: 0, max: 150, score: 1e9 }] }, income, employment],
+    bonuses: Array.from({ length: 50 }, () => ({ condition: 'age > 0', bonus: 1e9 })),
+  }
+  const created = await call({ method: 'POST', url: base, payload: model })
+  t.equal(created.statusCode, 201)
+  const result = (await call({ method: 'POST', url: `${base}/${created.json().data.ID}/evaluate`, payload: { fields: { age: 30 } } })).json().data
+  t.match(result, { baseScore: 300_000_000, totalBonus: 50_000_000_000, score: 50_300_000_000, decision: 'approve' })
 })
 
 t.test('a condition that does not parse is a 400 with the position of the error', async (t) => {
@@ -310,5 +329,10 @@ t.test('evaluation uses the version in force, and refuses profiles of other orga
   const profileRefused = await as(analyst, { method: 'POST', url: `${base}/${id}/evaluate`, payload: { profileId: own } })
   t.match([profileRefused.statusCode, profileRefused.json().data.permission], [403, 'ReadProfile'], 'scoring a profile shows its data: ReadProfile too')
   const profileReader = await memberToken(withToken, svc.organizationId, ['WriteAnalysis', 'ReadProfile'])
-  t.equal((await as(profileReader, { method: 'POST', url: `${base}/${id}/evaluate`, payload: { profileId: own } })).json().data.fields.age, 46)
+  const hidden = await as(profileReader, { method: 'POST', url: `${base}/${id}/evaluate`, payload: { profileId: own } })
+  t.match([hidden.statusCode, hidden.json().data.code], [404, 'NOT_FOUND'], 'a profile the caller may not see (neither theirs nor shared) is not scored: 404 as GET /profiles/{id}')
+  const readerId: unknown = JSON.parse(Buffer.from(profileReader.split('.')[1] ?? '', 'base64url').toString()).sub
+  const theirs = await createProfile(svc, svc.organizationId, { natural: { firstName: 'X', lastName: 'Z', documentType: 'CC', documentNumber: '3', birthDate: '1980-01-01' } }, String(readerId))
+  t.equal((await as(profileReader, { method: 'POST', url: `${base}/${id}/evaluate`, payload: { profileId: theirs } })).json().data.fields.age, 46, 'their own profile is scored')
+  t.equal((await call({ method: 'POST', url: `${base}/${id}/evaluate`, payload: { profileId: own } })).json().data.fields.age, 46, 'an administrator scores any profile of the organization')
 })
