@@ -1,5 +1,6 @@
 import { signatureFields, type SignatureEvent, type SignatureField, type SignatureFileFacts, type SignatureStatus } from '../events/signature.js'
 import { AppError, invalidFields, type FieldError } from '../shared/errors.js'
+import { characterCount } from '../shared/text.js'
 import type { Aggregate } from './decider.js'
 
 export type SignatureCommand =
@@ -121,7 +122,7 @@ export const signatureAggregate: Aggregate<SignatureCommand, SignatureEvent, Sig
       }
       case 'DeleteSignatureFile': {
         requireSignatureOf(state, command.documentId)
-        if (command.reason !== null && command.reason.length > MAX_REASON_LENGTH) {
+        if (command.reason !== null && characterCount(command.reason) > MAX_REASON_LENGTH) {
           throw invalidFields([{ field: 'querystring.reason', message: `must NOT have more than ${MAX_REASON_LENGTH} characters` }])
         }
         const file = state.files.find((f) => f.fileId === command.fileId && f.field === command.field)

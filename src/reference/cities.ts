@@ -66,7 +66,10 @@ const parse = (raw: unknown): { departments: Department[]; municipalities: Munic
   return { departments, municipalities }
 }
 
-interface Indexed { city: City; key: string; words: string[] }
+/** A normalized name without its spaces: how `bogota dc` and `bogota d c` (from `Bogotá, D.C.`) are compared. */
+const joined = (normalized: string): string => normalized.replaceAll(' ', '')
+
+interface Indexed { city: City; key: string; words: string[]; compact: string }
 
 /**
  * Colombia's municipalities, loaded once from the shipped DIVIPOLA file. Ids are
@@ -92,7 +95,7 @@ export class CityCatalogue {
       this.byCode.set(m.code, city)
       this.byId.set(city.id, city)
       const key = normalizeName(m.name)
-      return { city, key, words: key.split(' ') }
+      return { city, key, words: key.split(' '), compact: joined(key) }
     })
   }
 
@@ -112,16 +115,18 @@ export class CityCatalogue {
   /**
    * Cities whose name contains the text, ignoring case, accents and punctuation;
    * exact names first, then names starting with it, then a word starting with it,
-   * then anywhere; alphabetical within each rank.
+   * then anywhere; alphabetical within each rank. Punctuation may be typed as a
+   * space or left out, so names are also compared without their spaces.
    */
   search(text: string, limit: number): City[] {
     const needle = normalizeName(text)
     if (needle === '') return []
-    const rank = ({ key, words }: Indexed): number => {
-      if (key === needle) return 0
-      if (key.startsWith(needle)) return 1
+    const compactNeedle = joined(needle)
+    const rank = ({ key, words, compact }: Indexed): number => {
+      if (key === needle || compact === compactNeedle) return 0
+      if (key.startsWith(needle) || compact.startsWith(compactNeedle)) return 1
       if (words.some((_, i) => words.slice(i).join(' ').startsWith(needle))) return 2
-      return key.includes(needle) ? 3 : -1
+      return compact.includes(compactNeedle) ? 3 : -1
     }
     return this.indexed
       .map((entry) => ({ entry, rank: rank(entry) }))

@@ -59,6 +59,10 @@ t.test('deletion: the owner or an administrator, not finalized, not twice; the s
   signature.given(...full).when(remove({ fileId: 'nope' })).thenRefused(t, 'NOT_FOUND')
   signature.given(...full).when(remove({ documentId: 'd2' })).thenRefused(t, 'NOT_FOUND', 'the signature under another document')
   signature.given(...full).when(remove({ reason: 'x'.repeat(501) })).thenRefused(t, 'VALIDATION_ERROR')
+  const emoji = '\u{1F600}'
+  signature.given(...full).when(remove({ reason: emoji.repeat(500) }))
+    .then(t, [{ ...imageDeleted, data: { ...imageDeleted.data, reason: emoji.repeat(500) } }], 'a reason is counted in characters, as the schema counts them: 500 emoji fit')
+  signature.given(...full).when(remove({ reason: emoji.repeat(501) })).thenRefused(t, 'VALIDATION_ERROR', '501 do not')
   signature.given(...full, imageDeleted).when(remove()).thenRefused(t, 'SIGNATURE_FILE_DELETED', 'twice')
   signature.given(...full, finalized).when(remove()).thenRefused(t, 'SIGNATURE_FINALIZED')
   signature.given(...full, imageDeleted).when(upload('f3', 'image'))

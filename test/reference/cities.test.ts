@@ -17,6 +17,14 @@ t.test('the shipped DIVIPOLA file loads whole: 1,122 municipalities, each depart
   t.equal(catalogue.get(catalogue.byDaneCode('05001')?.id ?? '')?.daneCode, 5001)
 })
 
+t.test('punctuation in a name may be typed as spaces or left out', async (t) => {
+  const catalogue = cityCatalogue()
+  for (const q of ['bogota dc', 'Bogotá, D.C.', 'bogota d c', 'BOGOTA D.C', 'bogotadc']) {
+    t.equal(catalogue.search(q, 5)[0]?.name, 'Bogotá, D.C.', q)
+  }
+  t.same(catalogue.search('bogota dcx', 5), [], 'still a containment, not a fuzzy match')
+})
+
 t.test('a malformed data file is refused at load, naming the bad row', async (t) => {
   t.throws(() => new CityCatalogue({ departments: [], municipalities: [{ code: '05001' }] }), /municipalities\.0/)
   t.throws(() => new CityCatalogue({
