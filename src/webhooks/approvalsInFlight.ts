@@ -8,12 +8,14 @@ type Approval = PaymentOrderApproved['data']
  * approval of the credit applied, then its own; the credit read model shows
  * only those the payment applier has recorded, which it does on its own
  * schedule, so approvals close together would otherwise each show only
- * themselves. Ones the credit has applied meanwhile are skipped when applied
- * again (the credit remembers its orders), so an entry needs no removal
- * before it ages out; by then the applier has long recorded it.
+ * themselves. The applier takes a credit's approvals in log order, so those
+ * still to show are the ones after the last the credit has applied: an
+ * approval needs no removal when applied, and ages out when `capacity`
+ * later ones have been taken.
  */
 export class ApprovalsInFlight {
   private readonly byCredit = new Map<string, Approval[]>()
+  private readonly taken = new Set<string>()
   /** Credit ids in the order their approvals were taken: the oldest entry leaves first. */
   private readonly order: string[] = []
   private head = 0
@@ -22,26 +24,40 @@ export class ApprovalsInFlight {
 
   /** Takes a batch's approvals in log order, before any of them is read; one taken again (a redelivery) keeps its place. */
   take(approval: Approval): void {
+    if (this.taken.has(approval.orderId)) return
+    this.taken.add(approval.orderId)
     const list = this.byCredit.get(approval.creditId) ?? []
-    if (list.some((taken) => taken.orderId === approval.orderId)) return
     list.push(approval)
     this.byCredit.set(approval.creditId, list)
     this.order.push(approval.creditId)
     if (this.order.length - this.head > this.capacity) this.forgetOldest()
   }
 
-  /** The approvals of the credit taken before this order's, oldest first (none when this order was not taken). */
-  before(creditId: string, orderId: string): Approval[] {
+  /**
+   * The approvals of the credit taken before this order's and after the last
+   * one `applied` says the credit shows, oldest first (none when this order
+   * was not taken). Walked from this order back, so the work is the few not
+   * yet applied, not every approval kept.
+   */
+  pendingBefore(creditId: string, orderId: string, applied: (orderId: string) => boolean): Approval[] {
     const list = this.byCredit.get(creditId) ?? []
-    const index = list.findIndex((taken) => taken.orderId === orderId)
-    return index < 0 ? [] : list.slice(0, index)
+    let index = list.length - 1
+    while (index >= 0 && list[index]?.orderId !== orderId) index -= 1
+    const pending: Approval[] = []
+    for (let earlier = index - 1; earlier >= 0; earlier -= 1) {
+      const approval = list[earlier]
+      if (approval === undefined || applied(approval.orderId)) break
+      pending.push(approval)
+    }
+    return pending.reverse()
   }
 
   private forgetOldest(): void {
     const creditId = this.order[this.head] ?? ''
     this.head += 1
     const list = this.byCredit.get(creditId)
-    list?.shift()
+    const forgotten = list?.shift()
+    if (forgotten !== undefined) this.taken.delete(forgotten.orderId)
     if (list?.length === 0) this.byCredit.delete(creditId)
     // The consumed front of the queue is dropped now and then rather than shifted per entry.
     if (this.head >= this.capacity) {

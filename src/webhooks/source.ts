@@ -30,8 +30,10 @@ export const withPaymentApplied = (credit: CreditState, approval: PaymentOrderAp
 }
 
 /** The credit with the approvals of it the firing took before this one applied in log order, then this one. */
-const withApprovalsApplied = (credit: CreditState, approval: PaymentOrderApproved['data'], approvals: ApprovalsInFlight): CreditState =>
-  [...approvals.before(approval.creditId, approval.orderId), approval].reduce(withPaymentApplied, credit)
+const withApprovalsApplied = (credit: CreditState, approval: PaymentOrderApproved['data'], approvals: ApprovalsInFlight): CreditState => {
+  const pending = approvals.pendingBefore(approval.creditId, approval.orderId, (orderId) => credit.appliedOrders.includes(orderId))
+  return [...pending, approval].reduce(withPaymentApplied, credit)
+}
 
 /** `fromWebhook` over the values stored for one credit: nil (null) when none. */
 export const fromWebhookLookup = (values: ResponseValues) => (tag: string, query: string): unknown => values.get(tag)?.get(query) ?? null

@@ -4,25 +4,31 @@ import { ApprovalsInFlight } from '../../src/webhooks/approvalsInFlight.js'
 
 const approval = (creditId: string, orderId: string) => ({ creditId, orderId }) as PaymentOrderApproved['data']
 const orders = (list: ReadonlyArray<{ orderId: string }>) => list.map((a) => a.orderId)
+const noneApplied = () => false
 
-t.test('an approval finds the earlier approvals of its credit, in the order they were taken', async (t) => {
+t.test('an approval finds the earlier approvals of its credit not yet applied, in the order they were taken', async (t) => {
   const approvals = new ApprovalsInFlight()
-  for (const [credit, order] of [['c1', 'o1'], ['c2', 'p1'], ['c1', 'o2'], ['c1', 'o3']] as const) approvals.take(approval(credit, order))
-  t.same(orders(approvals.before('c1', 'o3')), ['o1', 'o2'])
-  t.same(orders(approvals.before('c1', 'o1')), [])
-  t.same(orders(approvals.before('c2', 'p1')), [], 'another credit\'s approvals are not its own')
-  t.same(orders(approvals.before('c1', 'unknown')), [], 'an order never taken has none')
+  for (const [credit, order] of [['c1', 'o1'], ['c2', 'p1'], ['c1', 'o2'], ['c1', 'o3'], ['c1', 'o4']] as const) approvals.take(approval(credit, order))
+  t.same(orders(approvals.pendingBefore('c1', 'o3', noneApplied)), ['o1', 'o2'])
+  t.same(orders(approvals.pendingBefore('c1', 'o1', noneApplied)), [])
+  t.same(orders(approvals.pendingBefore('c2', 'p1', noneApplied)), [], 'another credit\'s approvals are not its own')
+  t.same(orders(approvals.pendingBefore('c1', 'unknown', noneApplied)), [], 'an order never taken has none')
+  t.same(orders(approvals.pendingBefore('c1', 'o4', (id) => id === 'o1' || id === 'o2')), ['o3'], 'those the credit applied are not applied again')
+  t.same(orders(approvals.pendingBefore('c1', 'o4', (id) => id === 'o2')), ['o3'], 'the applier goes in order: the walk stops at the last applied')
   approvals.take(approval('c1', 'o1'))
-  t.same(orders(approvals.before('c1', 'o3')), ['o1', 'o2'], 'taken again (a redelivered batch), it keeps its place')
+  t.same(orders(approvals.pendingBefore('c1', 'o3', noneApplied)), ['o1', 'o2'], 'taken again (a redelivered batch), it keeps its place')
 })
 
 t.test('only the last `capacity` approvals are kept, oldest out first', async (t) => {
   const approvals = new ApprovalsInFlight(3)
   for (let i = 1; i <= 10; i++) approvals.take(approval('c1', `o${i}`))
-  t.same(orders(approvals.before('c1', 'o10')), ['o8', 'o9'])
-  t.same(orders(approvals.before('c1', 'o7')), [], 'forgotten')
+  t.same(orders(approvals.pendingBefore('c1', 'o10', noneApplied)), ['o8', 'o9'])
+  t.same(orders(approvals.pendingBefore('c1', 'o7', noneApplied)), [], 'forgotten')
   approvals.take(approval('c2', 'p1'))
   approvals.take(approval('c2', 'p2'))
-  t.same(orders(approvals.before('c1', 'o10')), [], 'c1\'s older entries left as c2\'s came')
-  t.same(orders(approvals.before('c2', 'p2')), ['p1'])
+  t.same(orders(approvals.pendingBefore('c1', 'o10', noneApplied)), [], 'c1\'s older entries left as c2\'s came')
+  t.same(orders(approvals.pendingBefore('c2', 'p2', noneApplied)), ['p1'])
+  approvals.take(approval('c1', 'o8'))
+  approvals.take(approval('c1', 'o11'))
+  t.same(orders(approvals.pendingBefore('c1', 'o11', noneApplied)), ['o8'], 'a forgotten order taken again is taken anew')
 })
