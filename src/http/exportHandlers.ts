@@ -7,6 +7,7 @@ import {
 } from '../exports/catalogue.js'
 import { csvStream } from '../exports/csv.js'
 import type { DataSet } from '../exports/dataSets.js'
+import { identifyingReportColumns } from '../exports/reports/sources.js'
 import type { ExportJobDoc, ExportJobStatus } from '../projections/exports.js'
 import type { Services } from '../services.js'
 import { AppError, invalidFields, isAppError, notFound, type FieldError } from '../shared/errors.js'
@@ -22,6 +23,15 @@ export const mayUse = (organization: OrganizationContext, type: ExportType): boo
 export const requireExportPermissions = (organization: OrganizationContext, type: ExportType): void => {
   const missing = exportTypeInfo[type].permissions.find((permission) => !organization.permissions.has(permission))
   if (missing !== undefined) throw new AppError('FORBIDDEN', `permission ${missing} is required for ${type} exports`, { permission: missing })
+}
+
+/** A report naming people (its columns or filters) also needs ReadChildEntity, as the files that name them do. */
+const requireReportIdentityPermission = (organization: OrganizationContext, body: ExportBody): void => {
+  if (body.type !== 'reports' || organization.permissions.has('ReadChildEntity')) return
+  const named = [...body.columns, ...Object.keys(body.filters ?? {})].find((column) => identifyingReportColumns.has(column))
+  if (named !== undefined) {
+    throw new AppError('FORBIDDEN', `permission ReadChildEntity is required for a report with ${named}, which names people`, { permission: 'ReadChildEntity' })
+  }
 }
 
 const typeOfJob = (doc: ExportJobDoc): ExportType => {
@@ -81,6 +91,7 @@ const checkReportsCap = async (services: Services, organizationId: string): Prom
 export const createExport = async (services: Services, request: FastifyRequest, body: ExportBody): Promise<string> => {
   const organization = organizationOf(request)
   requireExportPermissions(organization, body.type)
+  requireReportIdentityPermission(organization, body)
   const dataSet = services.exports.dataSets.get(body.type)
   if (dataSet === undefined) throw unavailable(services, body.type)
   checkBody(services, dataSet, body)
@@ -109,6 +120,7 @@ export const estimateExport = async (services: Services, request: FastifyRequest
   }
   const organization = organizationOf(request)
   requireExportPermissions(organization, body.type)
+  requireReportIdentityPermission(organization, body)
   const dataSet = services.exports.dataSets.get(body.type)
   if (dataSet === undefined || dataSet.count === null) throw unavailable(services, body.type)
   checkBody(services, dataSet, body)
@@ -183,6 +195,7 @@ export const sendInlineExport = (services: Services, request: FastifyRequest, re
   const { body } = parsed
   const organization = organizationOf(request)
   requireExportPermissions(organization, body.type)
+  requireReportIdentityPermission(organization, body)
   const dataSet = services.exports.dataSets.get(body.type)
   if (dataSet === undefined) throw unavailable(services, body.type)
   checkBody(services, dataSet, body)

@@ -49,6 +49,26 @@ t.test('a reports job writes the chosen columns; unknown columns are refused', a
   t.same(unknown.json().data.errors.map((e: { field: string }) => e.field), ['body.columns.1', 'body.filters.debtors.city'])
 })
 
+t.test('a report naming people (columns or filters) also needs ReadChildEntity, like the files that name them', async (t) => {
+  const { svc } = await setup(t, { rows: 2 })
+  const reporter = await memberToken(svc, svc.organizationId, ['ExportReports'])
+  for (const [what, body] of [
+    ['a name column', { ...report, columns: ['credits.id', 'debtors.name'] }],
+    ['a document number column', { ...report, columns: ['debtors.documentNumber'] }],
+    ['a filter on the e-mail', { ...report, filters: { 'debtors.email': 'ana@example.co' } }],
+  ] as const) {
+    for (const url of ['/v1/exports', '/v1/exports?dryRun=true']) {
+      const refused = await postExport(svc, body, { token: reporter, url })
+      t.match([refused.statusCode, refused.json().data.code, refused.json().data.permission], [403, 'FORBIDDEN', 'ReadChildEntity'], `${what}, ${url}`)
+    }
+  }
+  t.equal((await svc.runtime.queries.exportJobs.reportsActivity(svc.organizationId, '2000-01-01T00:00:00Z')).recentRequests.length, 0, 'no job was created')
+  t.equal((await postExport(svc, { ...report, columns: ['debtors.id', 'debtors.type', 'debtors.cityName'] }, { token: reporter })).statusCode, 202,
+    'pseudonymous debtor columns need no more')
+  const identities = await memberToken(svc, svc.organizationId, ['ExportReports', 'ReadChildEntity'])
+  t.equal((await postExport(svc, { ...report, columns: ['debtors.name'] }, { token: identities })).statusCode, 202)
+})
+
 t.test('a dry run counts a report without creating a job; thresholds decide overflowed and softWarn', async (t) => {
   for (const [rows, overflowed, softWarn] of [[5, false, false], [11, false, true], [51, true, true]] as const) {
     const { svc } = await setup(t, { rows })

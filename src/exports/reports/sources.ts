@@ -161,6 +161,12 @@ const creditLines: SourceDefinition<'creditLines'> = {
 
 export const reportSources = { credits, installments, payments, debtors, creditLines } as const
 
+/**
+ * Report columns that name a person. Like the files that name people, a report
+ * showing (or filtering on) one needs ReadChildEntity besides ExportReports.
+ */
+export const identifyingReportColumns: ReadonlySet<string> = new Set(['debtors.documentType', 'debtors.documentNumber', 'debtors.name', 'debtors.email', 'debtors.phone'])
+
 export const sourceNames: readonly SourceName[] = ['credits', 'installments', 'payments', 'debtors', 'creditLines']
 
 export const isSourceName = (name: string): name is SourceName => Object.hasOwn(reportSources, name)
