@@ -378,7 +378,7 @@ export const creditQueries = (store: ReadStore) => {
       if (query.debtorId !== undefined) filter['debtorId'] = query.debtorId
       if (query.creditLineId !== undefined) filter['creditLineId'] = query.creditLineId
       const [items, total] = await Promise.all([
-        creditDocs.find(filter, { sort: { requestedAt: -1, _id: 1 }, skip: query.offset, limit: query.limit }),
+        creditDocs.find(filter, { sort: { requestedAt: -1, _id: -1 }, skip: query.offset, limit: query.limit }),
         creditDocs.count(filter),
       ])
       return { items, total }

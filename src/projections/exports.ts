@@ -116,7 +116,7 @@ export const exportJobQueries = (store: ReadStore) => {
       if (query.requestedTo !== undefined) requested['$lt'] = query.requestedTo
       if (Object.keys(requested).length > 0) filter['requestedAt'] = requested
       const [items, total] = await Promise.all([
-        docs.find(filter, { sort: { requestedAt: -1, _id: 1 }, skip: query.offset, limit: query.limit }),
+        docs.find(filter, { sort: { requestedAt: -1, _id: -1 }, skip: query.offset, limit: query.limit }),
         docs.count(filter),
       ])
       return { items, total }
