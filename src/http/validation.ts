@@ -7,10 +7,24 @@ const common: Options = { allErrors: true, removeAdditional: false, useDefaults:
 /** ajv-formats' own full RFC 3339 check, before ours replaces the format. */
 const isRfc3339DateTime = formats.default(new Ajv()).compile<string>({ type: 'string', format: 'date-time' })
 
+/**
+ * RFC 3339 allows a leap second (23:59:60), which a JavaScript Date cannot
+ * hold, and an offset that moves 9999-12-31 into the year 10000 in UTC (or
+ * 0000-01-01 into year -1), which `toISOString` writes as `+010000-…`: text
+ * that sorts below every real time. Either would pass the schema and fail,
+ * or compare wrongly, deeper in.
+ */
+const isUsableDateTime = (text: string): boolean => {
+  if (!isRfc3339DateTime(text)) return false
+  const time = Date.parse(text)
+  if (!Number.isFinite(time)) return false
+  const year = new Date(time).getUTCFullYear()
+  return year >= 0 && year <= 9999
+}
+
 const withFormats = (ajv: Ajv): Ajv => {
   formats.default(ajv)
-  // RFC 3339 allows a leap second (23:59:60), which a JavaScript Date cannot hold: such a time would pass the schema and fail deeper in.
-  ajv.addFormat('date-time', { type: 'string', validate: (text: string) => isRfc3339DateTime(text) && Number.isFinite(Date.parse(text)) })
+  ajv.addFormat('date-time', { type: 'string', validate: isUsableDateTime })
   return ajv
 }
 

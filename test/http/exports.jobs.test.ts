@@ -104,6 +104,7 @@ t.test('a body of the wrong shape answers 400 BIND_ERROR', async (t) => {
     ['csv-a without typeFile', await postExport(svc, { type: 'csv-a' })],
     ['payments with a malformed filter', await postExport(svc, { type: 'payments', filters: { minAmount: 'ten' } })],
     ['reports without columns', await postExport(svc, { type: 'reports' })],
+    ['a period end in the year 10000 in UTC', await postExport(svc, { type: 'receivables', after: '2026-01-01T00:00:00Z', before: '9999-12-31T23:30:00-01:00' })],
   ]
   for (const [name, response] of cases) {
     t.equal(response.statusCode, 400, name)
@@ -112,6 +113,7 @@ t.test('a body of the wrong shape answers 400 BIND_ERROR', async (t) => {
   }
   t.same(cases[7]?.[1].json().data.errors, [{ field: 'body.after', message: 'must be string' }], 'the bad field is named')
   t.same(cases[5]?.[1].json().data.errors, [{ field: 'body', message: 'the JSON body nests deeper than 64 levels' }])
+  t.same(cases[12]?.[1].json().data.errors, [{ field: 'body.before', message: 'must match format "date-time"' }], 'a time past 9999 in UTC would sort below every real time')
   t.same(await svc.runtime.queries.exportJobs.list({ organizationId: svc.organizationId, types: ['receivables', 'payments', 'csv-a', 'reports'], offset: 0, limit: 10 }),
     { items: [], total: 0 }, 'no job was created')
 })

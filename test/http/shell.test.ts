@@ -61,6 +61,12 @@ t.test('a number beyond a double, or a leap second, is refused by validation rat
   t.equal(leap.status, 400)
   t.same(leap.body.data.errors, [{ field: 'querystring.requestedFrom', message: 'must match format "date-time"' }])
   t.equal((await query('/v1/exports?requestedFrom=2016-12-31T23:59:59Z')).status, 200)
+  for (const outside of ['9999-12-31T23:30:00-01:00', '0000-01-01T00:30:00+01:00']) {
+    const beyond = await query(`/v1/exports?requestedFrom=${encodeURIComponent(outside)}`)
+    t.equal(beyond.status, 400, `${outside} is outside the years 0000–9999 in UTC`)
+    t.same(beyond.body.data.errors, [{ field: 'querystring.requestedFrom', message: 'must match format "date-time"' }])
+  }
+  t.equal((await query(`/v1/exports?requestedFrom=${encodeURIComponent('9999-12-31T22:30:00-01:00')}`)).status, 200, 'the last hour of 9999 in UTC is a time')
   const overflow = await svc.call({
     method: 'POST', url: '/v1/taxes', token: svc.adminToken, organizationId: svc.organizationId, headers: { 'content-type': 'application/json' },
     payload: '{"name":"IVA","type":"VAT","percentage":1e999,"applies_to":["PAYMENT"]}',
