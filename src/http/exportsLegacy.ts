@@ -104,7 +104,8 @@ const FileIdParams = Type.Object({ fileid: Type.String({ pattern: '^[A-Za-z0-9_-
 export const legacyExportRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   acceptJsonBodiesOnly(app)
 
-  app.addHook('preValidation', async (request, reply) => {
+  // Before the body is parsed: a legacy call whose body does not parse is still counted, carries the headers, and is retired after the sunset.
+  app.addHook('preParsing', async (request, reply) => {
     const legacy = request.routeOptions.config.legacy
     if (legacy === undefined) return
     const sunset = sunsetOf(services, legacy.group)

@@ -125,6 +125,29 @@ t.test('the legacy reports routes behave as their canonical twins', async (t) =>
   t.equal(form.json().data.code, 'BIND_ERROR')
 })
 
+t.test('a legacy call whose body does not parse is still a legacy call: headers, counted, and retired after the sunset', async (t) => {
+  const { svc, clock } = await setup(t)
+  const unparsable = (token: string) => svc.call({
+    method: 'POST', url: '/v1/reports/export/estimate', token, organizationId: svc.organizationId,
+    headers: { 'content-type': 'application/json' }, payload: '{"columns":',
+  })
+  const before = await unparsable(svc.adminToken)
+  t.equal(before.statusCode, 400)
+  t.equal(before.json().data.code, 'BIND_ERROR')
+  t.equal(before.headers['deprecation'], 'true')
+  t.equal(before.headers['sunset'], 'Wed, 01 Jul 2026 00:00:00 GMT')
+  t.equal(before.headers['link'], '</v1/exports?dryRun=true>; rel="successor-version"')
+  clock.set('2026-07-01T00:00:00.000Z')
+  const token = await adminNow(svc)
+  const after = await unparsable(token)
+  t.equal(after.statusCode, 404)
+  t.equal(after.json().data.code, 'LEGACY_ROUTE_RETIRED')
+  const usage = await svc.call({ method: 'GET', url: '/v1/exports/legacy-usage', token })
+  t.same(usage.json().data.map(({ route, calls, callsAfterSunset }: Record<string, unknown>) => ({ route, calls, callsAfterSunset })), [
+    { route: 'POST /reports/export/estimate', calls: 2, callsAfterSunset: 1 },
+  ])
+})
+
 t.test('from their sunset on, legacy routes answer 404; the reports routes retire a month earlier', async (t) => {
   const { svc, clock } = await setup(t)
   clock.set('2026-06-30T23:59:59.000Z')
