@@ -162,6 +162,10 @@ t.test('lists filter by state, debtor and line, newest first, paginated', async 
   t.same(paged.pagination, { current_page: 2, total_pages: 2, total_items: 3, items_per_page: 2 })
   t.notOk('installments' in paged.data[0], 'lists leave the schedule out')
   t.equal((await l.call('GET', '/v1/credits?state=Perdido')).statusCode, 400)
+  const sameMinute: string[] = []
+  for (let i = 0; i < 3; i++) sameMinute.push((await l.requestCredit({ creditLineId: lineB, debtorId: bruno })).ID)
+  t.same((await list(`?creditLineId=${lineB}&debtorId=${bruno}`)).data.map((c: { ID: string }) => c.ID), [...sameMinute].reverse(),
+    'credits requested at one instant are newest first too')
 })
 
 t.test('another organization\'s credit is not found, whatever the route; readers cannot write', async (t) => {

@@ -85,6 +85,16 @@ t.test('the job list is paginated, filtered and newest first', async (t) => {
   }
 })
 
+t.test('jobs requested in the same millisecond are listed newest first too, page after page', async (t) => {
+  const { svc } = await setup(t, 3)
+  const ids: string[] = []
+  for (let i = 0; i < 5; i++) ids.push((await postExport(svc, { type: 'receivables' })).json().data.orderID)
+  for (const id of ids) await jobSettled(svc.runtime, id)
+  const pages = [await get(svc, '/v1/exports?limit=2'), await get(svc, '/v1/exports?limit=2&page=2'), await get(svc, '/v1/exports?limit=2&page=3')]
+  t.same(pages.flatMap((page) => page.json().data.map((j: { orderID: string; requestedAt: string }) => j.orderID)), [...ids].reverse())
+  t.same(new Set(pages.flatMap((page) => page.json().data.map((j: { requestedAt: string }) => j.requestedAt))), new Set([START]), 'one requestedAt for all five')
+})
+
 t.test('a body of the wrong shape answers 400 BIND_ERROR', async (t) => {
   const { svc } = await setup(t)
   const post = (payload: string | undefined, contentType?: string, query = '') => svc.call({
