@@ -135,7 +135,7 @@ export const profileQueries = (store: ReadStore) => {
         filter['$or'] = query.includeShared ? [{ ownerId: query.viewerId }, { sharedWith: query.viewerId }] : [{ ownerId: query.viewerId }]
       }
       const [items, naturalCount, legalCount, sharedCount] = await Promise.all([
-        docs.find(filter, { sort: { createdAt: -1, _id: 1 }, skip: query.offset, limit: query.limit }),
+        docs.find(filter, { sort: { createdAt: -1, _id: -1 }, skip: query.offset, limit: query.limit }),
         query.type === 'legal' ? 0 : docs.count({ ...filter, type: 'natural' }),
         query.type === 'natural' ? 0 : docs.count({ ...filter, type: 'legal' }),
         docs.count({ ...filter, sharedWith: query.viewerId, ownerId: { $ne: query.viewerId } }),

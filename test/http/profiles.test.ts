@@ -1,4 +1,5 @@
 import t from 'tap'
+import { ManualClock } from '../../src/shared/clock.js'
 import { deterministicId } from '../../src/shared/ids.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 import { addMember, createOrganization } from '../helpers/members.js'
@@ -143,6 +144,18 @@ t.test('GET /profiles: type, status, expand and paging, each with its bounds', a
   for (const bad of ['limit=0', 'limit=101', 'page=0', 'shared=perhaps', 'unknown=1']) {
     t.equal((await api.list(svc.adminToken, `?${bad}`)).statusCode, 400, `${bad} is refused`)
   }
+})
+
+t.test('profiles created at one instant are listed newest first, as the others are', async (t) => {
+  const svc = await createTestApp(t, { clock: new ManualClock('2026-05-04T10:00:00.000Z'), config: { accessTokenTtl: 10 * 365 * 86_400 } })
+  const api = profilesApi(svc, svc.organizationId)
+  const ids: string[] = []
+  for (const documentNumber of ['111', '222', '333', '444']) {
+    ids.push((await created(await api.create(svc.adminToken, { type: 'natural', natural: { ...ana, documentNumber } }))).ID)
+  }
+  const pages = [await api.list(svc.adminToken, '?limit=3'), await api.list(svc.adminToken, '?limit=3&page=2')]
+  t.same(pages.flatMap((page) => page.json().data.map((p: ProfileBody) => p.ID)), [...ids].reverse())
+  t.same(new Set(pages.flatMap((page) => page.json().data.map((p: { createdAt: string }) => p.createdAt))), new Set(['2026-05-04T10:00:00.000Z']))
 })
 
 t.test('visibility: own profiles, shared ones on request, everything for administrators, nothing of another organization', async (t) => {
