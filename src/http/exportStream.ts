@@ -5,12 +5,15 @@ import { isEventOf, type RecordedOf } from '../events/catalogue.js'
 import { exportEventTypes } from '../events/export.js'
 import type { Services } from '../services.js'
 import { organizationOf } from './context.js'
-import { updateOfDoc, updateOfEvent, type ExportUpdate } from './exportViews.js'
+import { needsJobDoc, updateOfDoc, updateOfEvent, updateOfJob, type ExportUpdate } from './exportViews.js'
 
 export const EXPORT_EVENT_NAME = 'export.updated'
 
-/** Live events held while a reconnecting client catches up; a client further behind is dropped. */
-const MAX_HELD_DURING_CATCH_UP = 10_000
+/**
+ * Live events held while a reconnecting client catches up, or while an earlier
+ * event's job is read; a client further behind is dropped.
+ */
+const MAX_HELD = 10_000
 
 /**
  * One server-sent-event connection. Writes never wait: a client whose unsent
@@ -58,6 +61,24 @@ export class SseChannel {
 
 type ExportRecorded = RecordedOf<(typeof exportEventTypes)[number]>
 
+// The hub hands every subscriber the same event object: one read per event, however many clients follow the organization.
+const jobUpdates = new WeakMap<ExportRecorded, Promise<ExportUpdate>>()
+
+/** The update of an event that needs its job's read model (never rejects: without the document, the event alone). */
+const jobUpdateOf = (services: Services, event: ExportRecorded): Promise<ExportUpdate> => {
+  const known = jobUpdates.get(event)
+  if (known !== undefined) return known
+  const update = services.queries.exportJobs.get(event.data.organizationId, event.data.orderId).then(
+    (doc) => updateOfJob(event, doc, services.clock.now()),
+    (error: unknown) => {
+      services.logger.warn({ err: error, orderId: event.data.orderId }, 'export event stream could not read a job; sending what its event says')
+      return updateOfEvent(event)
+    },
+  )
+  jobUpdates.set(event, update)
+  return update
+}
+
 const lastEventIdOf = (request: FastifyRequest): number | null => {
   const raw = request.headers['last-event-id']
   if (typeof raw !== 'string' || !/^\d{1,16}$/.test(raw.trim())) return null
@@ -66,7 +87,9 @@ const lastEventIdOf = (request: FastifyRequest): number | null => {
 
 /**
  * GET /exports/sse (and its legacy twin): `export.updated` events of the
- * caller's organization, each with the global position of its event as `id`.
+ * caller's organization, each with the global position of its event as `id`
+ * and the job's state as of that event, as the read model has it (a failed,
+ * expired or file-deleted job keeps its rows and expiry).
  * A client that reconnects with `Last-Event-ID` first gets the current state
  * of every job changed after that position (from the read model), then the
  * live events; a heartbeat comment keeps proxies from closing the idle stream.
@@ -82,16 +105,44 @@ export const streamExportEvents = (services: Services, request: FastifyRequest, 
   const sentDuringCatchUp = new Map<string, number>()
 
   const forward = (position: number, update: ExportUpdate) => channel.send(position, EXPORT_EVENT_NAME, update)
+  // Events behind a read in flight, sent in order once it answers: a later event never overtakes an earlier one.
+  let tail: Promise<void> | null = null
+  let waiting = 0
+  /** Live events carry the job's state as a reconnecting client would read it; the read starts now, the send waits its turn. */
+  const deliver = (event: ExportRecorded): void => {
+    if (channel.isClosed) return
+    const update = needsJobDoc(event.type) ? jobUpdateOf(services, event) : updateOfEvent(event)
+    if (tail === null && !(update instanceof Promise)) {
+      forward(event.position, update)
+      return
+    }
+    if (++waiting > MAX_HELD) {
+      channel.close()
+      return
+    }
+    const sent: Promise<void> = (tail ?? Promise.resolve())
+      .then(() => update)
+      .then((ready) => {
+        waiting -= 1
+        forward(event.position, ready)
+        if (tail === sent) tail = null
+      })
+      .catch((error: unknown) => {
+        request.log.error({ err: error }, 'export event stream could not send an event')
+        channel.close()
+      })
+    tail = sent
+  }
   const subscription = services.hub.events$
     .pipe(filter((event): event is ExportRecorded => isEventOf(event, exportEventTypes) && event.data.organizationId === organizationId))
     .subscribe({
       next: (event) => {
         if (held === null) {
-          forward(event.position, updateOfEvent(event))
+          deliver(event)
           return
         }
         held.push(event)
-        if (held.length > MAX_HELD_DURING_CATCH_UP) channel.close()
+        if (held.length > MAX_HELD) channel.close()
       },
       complete: () => channel.close(),
     })
@@ -114,7 +165,7 @@ export const streamExportEvents = (services: Services, request: FastifyRequest, 
     const pending = held ?? []
     held = null
     for (const event of pending) {
-      if ((sentDuringCatchUp.get(event.data.orderId) ?? 0) < event.position) forward(event.position, updateOfEvent(event))
+      if ((sentDuringCatchUp.get(event.data.orderId) ?? 0) < event.position) deliver(event)
     }
     sentDuringCatchUp.clear()
   }

@@ -117,6 +117,41 @@ export const updateOfEvent = (event: RecordedOf<ExportEvent['type']>): ExportUpd
   }
 }
 
+/**
+ * Whether the update of an event of this type must be read from the job's
+ * read model: these events do not carry the job's rows (a failure keeps the
+ * rows written so far; expiry and file deletion keep the completed job's)
+ * nor, for a deleted file, the expiry. The others carry every field of the
+ * update, set from them by the projection, so they cost no lookup on the
+ * progress fan-out.
+ */
+export const needsJobDoc = (type: ExportEvent['type']): boolean => {
+  switch (type) {
+    case 'ExportRequested':
+    case 'ExportStarted':
+    case 'ExportProgressed':
+    case 'ExportCompleted':
+    case 'ExportInterrupted':
+      return false
+    case 'ExportFailed':
+    case 'ExportExpired':
+    case 'ExportFileDeleted':
+      return true
+    default: {
+      const _never: never = type
+      return _never
+    }
+  }
+}
+
+/**
+ * A live event's update from the job's read model, as a reconnecting client
+ * would get it; from the event alone when the document is missing or has not
+ * reached the event (its projection failed and was left behind).
+ */
+export const updateOfJob = (event: RecordedOf<ExportEvent['type']>, doc: ExportJobDoc | null, now: Date): ExportUpdate =>
+  doc === null || (doc._position ?? 0) < event.position ? updateOfEvent(event) : updateOfDoc(doc, now)
+
 /** The same update from the read model, for a client catching up after a reconnection. */
 export const updateOfDoc = (doc: ExportJobDoc, now: Date): ExportUpdate => {
   const expiredAt = expiredAtOf(doc, now)

@@ -1,12 +1,18 @@
 import { PassThrough } from 'node:stream'
 import { EventSource } from 'eventsource'
+import { filter, firstValueFrom } from 'rxjs'
 import t from 'tap'
+import { defineDataSet, type DataSet } from '../../src/exports/dataSets.js'
 import { ManualClock } from '../../src/shared/clock.js'
 import { SseChannel } from '../../src/http/exportStream.js'
+import { ExportJobError } from '../../src/processes/exportRunner.js'
+import type { Runtime } from '../../src/runtime.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
-import { createOrganization, fixtureDataSet, jobSettled, memberToken, postExport } from '../helpers/exports.js'
+import { createOrganization, fixtureColumns, fixtureDataSet, fixtureRow, jobEvent, jobSettled, memberToken, postExport } from '../helpers/exports.js'
 
-interface Update { id: string; status: string; type: string; progress: { rows: number; totalRows: number | null; percent: number | null } }
+interface Update {
+  id: string; status: string; type: string; progress: { rows: number; totalRows: number | null; percent: number | null }; error?: string; expiredAt?: string
+}
 interface Received { eventId: string; update: Update }
 
 /** An EventSource client over real HTTP, collecting `export.updated` events. */
@@ -37,15 +43,21 @@ const subscribe = (base: string, token: string, organizationId: string, options:
   return { source, received, opened, until }
 }
 
-const listen = async (t: Parameters<typeof createTestApp>[0], options: { heartbeatMs?: number } = {}) => {
+const listen = async (
+  t: Parameters<typeof createTestApp>[0],
+  options: { heartbeatMs?: number; progressEveryRows?: number; dataSets?: (runtime: Runtime) => DataSet[] } = {},
+) => {
   const clock = new ManualClock('2026-03-10T09:00:00.000Z')
   const svc = await createTestApp(t, {
     clock,
-    config: { exportsSseHeartbeatMs: options.heartbeatMs ?? 60_000, exportsProgressEveryRows: 2 },
-    beforeStart: (runtime) => runtime.exports.dataSets.register(fixtureDataSet('receivables', 5)),
+    config: { exportsSseHeartbeatMs: options.heartbeatMs ?? 60_000, exportsProgressEveryRows: options.progressEveryRows ?? 2 },
+    beforeStart: (runtime) => {
+      runtime.exports.dataSets.register(fixtureDataSet('receivables', 5))
+      for (const dataSet of options.dataSets?.(runtime) ?? []) runtime.exports.dataSets.register(dataSet)
+    },
   })
   const address = await svc.app.listen({ port: 0, host: '127.0.0.1' })
-  return { svc, address }
+  return { svc, clock, address }
 }
 
 const doneOf = (id: string) => (received: Received[]) => received.some((r) => r.update.id === id && r.update.status === 'done')
@@ -163,4 +175,110 @@ t.test('a client that cannot keep up is dropped instead of buffered', async (t) 
   t.equal(dropped, 1)
   t.ok(sent < 20, `${sent} events were buffered before the drop`)
   t.ok(unread.writableLength < 1024 + 200, 'the buffer stayed bounded')
+})
+
+const RETENTION_END = '2026-03-17T09:00:00.000Z'
+
+/** A job done and then expired with its file deleted by the expiry job, followed live by a member. */
+const expiredWhileFollowed = async (t: Parameters<typeof createTestApp>[0]) => {
+  const { svc, clock, address } = await listen(t)
+  const live = subscribe(address, await memberToken(svc, svc.organizationId, ['ReadExport', 'ReadOrder']), svc.organizationId)
+  t.teardown(() => live.source.close())
+  await live.opened
+  const id = await exportOf(svc, svc.organizationId)
+  await live.until(doneOf(id))
+  const doneEventId = live.received.at(-1)?.eventId ?? ''
+  clock.set('2026-03-17T09:10:00.000Z')
+  const expired = jobEvent(svc.runtime, id, 'ExportExpired')
+  const deleted = jobEvent(svc.runtime, id, 'ExportFileDeleted')
+  await svc.runtime.scheduler.runNow('exportExpiry')
+  const [expiredAt, deletedAt] = (await Promise.all([expired, deleted])).map((event) => String(event.position))
+  await live.until((received) => received.some((r) => r.eventId === deletedAt))
+  // Tokens live an hour on the moved clock: get one valid now.
+  const token = await svc.clientToken(svc.config.adminClientId ?? '', svc.config.adminClientSecret ?? '')
+  const job = await svc.call({ method: 'GET', url: `/v1/exports/${id}`, token, organizationId: svc.organizationId })
+  return { svc, address, id, live, token, doneEventId, job: job.json().data, expired: live.received.find((r) => r.eventId === expiredAt),
+    deleted: live.received.find((r) => r.eventId === deletedAt) }
+}
+
+t.test('a live client sees an expired job keep its rows and learns when it expired', async (t) => {
+  const { id, job, expired } = await expiredWhileFollowed(t)
+  t.same(expired?.update, { id, status: 'done', type: 'receivables', progress: { rows: 5, totalRows: 5, percent: 100 }, expiredAt: RETENTION_END })
+  t.same(expired?.update.progress, job.progress, 'the rows GET /v1/exports/{id} shows')
+  t.equal(job.expiredAt, RETENTION_END)
+})
+
+t.test('a live client sees a job whose file was deleted keep its rows and its expiry, as a reconnecting client does', async (t) => {
+  const { svc, address, id, live, token, doneEventId, deleted } = await expiredWhileFollowed(t)
+  t.same(deleted?.update, { id, status: 'done', type: 'receivables', progress: { rows: 5, totalRows: 5, percent: 100 }, expiredAt: RETENTION_END })
+  t.same(live.received.map((r) => r.update.status), ['queued', 'running', 'running', 'running', 'running', 'done', 'done', 'done'])
+
+  const again = subscribe(address, token, svc.organizationId, { lastEventId: doneEventId })
+  t.teardown(() => again.source.close())
+  await again.opened
+  await again.until((received) => received.length > 0)
+  t.same(again.received[0], deleted, 'the catch-up sends the same id and data')
+})
+
+t.test('a failed job\'s live event shows the rows it had written, as the read model has them', async (t) => {
+  const failAfterProgress = (runtime: Runtime) => defineDataSet({
+    type: 'payments',
+    description: 'fails once 200 rows are recorded',
+    columns: fixtureColumns,
+    async *rows(_body, context) {
+      const recorded = firstValueFrom(runtime.hub.events$.pipe(filter((event) => event.type === 'ExportProgressed' && event.data.rows === 200)))
+      // A full batch reaches the runner, which records progress at 100 and 200 rows, before the source breaks.
+      for (let i = 0; i < 256; i++) yield fixtureRow(i, context.organizationId)
+      await recorded
+      throw new ExportJobError('the source went away')
+    },
+    async count() {
+      return 300
+    },
+  })
+  const { svc, address } = await listen(t, { progressEveryRows: 100, dataSets: (runtime) => [failAfterProgress(runtime)] })
+  const live = subscribe(address, await memberToken(svc, svc.organizationId, ['ReadExport', 'ReadOrder']), svc.organizationId)
+  t.teardown(() => live.source.close())
+  await live.opened
+  const id: string = (await postExport(svc, { type: 'payments' })).json().data.orderID
+  const doc = await jobSettled(svc.runtime, id)
+  t.equal(doc.status, 'failed')
+  await live.until((received) => received.some((r) => r.update.status === 'failed'))
+
+  const failed = live.received.at(-1)
+  t.same(failed?.update, {
+    id, status: 'failed', type: 'payments', progress: { rows: 200, totalRows: 300, percent: 66 }, error: 'the source went away',
+  })
+  const job = await svc.call({ method: 'GET', url: `/v1/exports/${id}`, token: svc.adminToken, organizationId: svc.organizationId })
+  t.same(failed?.update.progress, job.json().data.progress, 'the progress GET /v1/exports/{id} shows')
+})
+
+t.test('a live event waiting on a slow read model is not overtaken by later events', async (t) => {
+  const { svc, clock, address } = await listen(t)
+  const live = subscribe(address, await memberToken(svc, svc.organizationId, ['ReadExport', 'ReadOrder']), svc.organizationId)
+  t.teardown(() => live.source.close())
+  await live.opened
+  const first = await exportOf(svc, svc.organizationId)
+  await live.until(doneOf(first))
+
+  const jobs = svc.runtime.queries.exportJobs
+  const get = jobs.get
+  jobs.get = async (organizationId, orderId) => {
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    return get(organizationId, orderId)
+  }
+  t.teardown(() => { jobs.get = get })
+  clock.set('2026-03-17T09:10:00.000Z')
+  const deleted = jobEvent(svc.runtime, first, 'ExportFileDeleted')
+  await svc.runtime.scheduler.runNow('exportExpiry')
+  await deleted
+  const token = await svc.clientToken(svc.config.adminClientId ?? '', svc.config.adminClientSecret ?? '')
+  const second: string = (await postExport(svc, { type: 'receivables' }, { token })).json().data.orderID
+  await jobSettled(svc.runtime, second)
+  await live.until(doneOf(second))
+
+  t.same(live.received.map((r) => r.update.id), [...Array<string>(8).fill(first), ...Array<string>(6).fill(second)])
+  t.same(live.received.slice(6, 8).map((r) => r.update.expiredAt), [RETENTION_END, RETENTION_END], 'read from the job, after the wait')
+  const ids = live.received.map((r) => Number(r.eventId))
+  t.ok(ids.every((n, i) => i === 0 || n > (ids[i - 1] ?? 0)), 'ids increase: sent in the order of the log')
 })
