@@ -3,7 +3,10 @@ import { AppError } from '../shared/errors.js'
 import type { Aggregate } from './decider.js'
 
 export type RefreshTokenCommand =
-  | { type: 'IssueRefreshToken'; familyId: string; clientId: string; userId: string; scope: string; tokenHash: string; expiresAt: string; now: string }
+  | {
+    type: 'IssueRefreshToken'; familyId: string; clientId: string; userId: string; passwordVersion: number; scope: string; tokenHash: string
+    expiresAt: string; now: string
+  }
   | { type: 'RotateRefreshToken'; clientId: string; presentedHash: string; newHash: string; expiresAt: string; now: string }
   | { type: 'RevokeRefreshTokenFamily'; now: string }
 
@@ -12,6 +15,8 @@ export interface RefreshTokenState {
   familyId: string
   clientId: string
   userId: string
+  /** The user's password version at the sign-in: a later change ends the family. */
+  passwordVersion: number
   scope: string
   currentHash: string
   expiresAt: string
@@ -24,14 +29,16 @@ const invalid = (message: string) => new AppError('INVALID_REFRESH_TOKEN', messa
 export const refreshTokenFamilyAggregate: Aggregate<RefreshTokenCommand, RefreshTokenEvent, RefreshTokenState> = {
   streamType: 'refreshTokenFamily',
   eventTypes: ['RefreshTokenIssued', 'RefreshTokenRotated', 'RefreshTokenFamilyRevoked'],
-  initialState: () => ({ status: 'none', familyId: '', clientId: '', userId: '', scope: '', currentHash: '', expiresAt: '', retiredHashes: new Set() }),
+  initialState: () => ({
+    status: 'none', familyId: '', clientId: '', userId: '', passwordVersion: 0, scope: '', currentHash: '', expiresAt: '', retiredHashes: new Set(),
+  }),
   decide(command, state) {
     switch (command.type) {
       case 'IssueRefreshToken':
         if (state.status !== 'none') throw new AppError('ALREADY_EXISTS', 'refresh token family exists')
         return [{ type: 'RefreshTokenIssued', data: {
           familyId: command.familyId, clientId: command.clientId, userId: command.userId, scope: command.scope,
-          tokenHash: command.tokenHash, expiresAt: command.expiresAt, issuedAt: command.now,
+          tokenHash: command.tokenHash, expiresAt: command.expiresAt, issuedAt: command.now, passwordVersion: command.passwordVersion,
         } }]
       case 'RotateRefreshToken':
         if (state.status === 'none') throw invalid('unknown refresh token')
@@ -59,7 +66,7 @@ export const refreshTokenFamilyAggregate: Aggregate<RefreshTokenCommand, Refresh
     switch (event.type) {
       case 'RefreshTokenIssued':
         return { ...state, status: 'active', familyId: event.data.familyId, clientId: event.data.clientId, userId: event.data.userId,
-          scope: event.data.scope, currentHash: event.data.tokenHash, expiresAt: event.data.expiresAt }
+          passwordVersion: event.data.passwordVersion ?? 0, scope: event.data.scope, currentHash: event.data.tokenHash, expiresAt: event.data.expiresAt }
       case 'RefreshTokenRotated':
         return { ...state, currentHash: event.data.tokenHash, expiresAt: event.data.expiresAt,
           retiredHashes: new Set([...state.retiredHashes, event.data.previousTokenHash]) }

@@ -7,7 +7,8 @@ export type UserCommand =
   | { type: 'RegisterUser'; userId: string; username: string; passwordHash: string; organizationId: string; encryptedTotpSecret: string | null; now: string }
   | { type: 'EnrollTotp'; encryptedSecret: string }
   | { type: 'AcceptOtp'; timeStep: number }
-  | { type: 'ChangePassword'; passwordHash: string }
+  /** `expectedPasswordVersion` is the version whose password the caller verified: a change in between refuses this one. */
+  | { type: 'ChangePassword'; passwordHash: string; expectedPasswordVersion: number }
   | { type: 'DeactivateUser' }
 
 export interface UserState {
@@ -16,6 +17,7 @@ export interface UserState {
   userId: string
   username: string
   passwordHash: string
+  passwordVersion: number
   organizationId: string
   encryptedTotpSecret: string | null
   lastOtpTimeStep: number
@@ -29,7 +31,8 @@ export const userAggregate: Aggregate<UserCommand, UserEvent, UserState> = {
   streamType: 'user',
   eventTypes: ['UserRegistered', 'UserTotpEnrolled', 'UserOtpAccepted', 'UserPasswordChanged', 'UserDeactivated'],
   initialState: () => ({
-    exists: false, active: false, userId: '', username: '', passwordHash: '', organizationId: '', encryptedTotpSecret: null, lastOtpTimeStep: -1,
+    exists: false, active: false, userId: '', username: '', passwordHash: '', passwordVersion: 0, organizationId: '', encryptedTotpSecret: null,
+    lastOtpTimeStep: -1,
   }),
   decide(command, state) {
     switch (command.type) {
@@ -50,7 +53,11 @@ export const userAggregate: Aggregate<UserCommand, UserEvent, UserState> = {
         return [{ type: 'UserOtpAccepted', data: { userId: state.userId, timeStep: command.timeStep } }]
       case 'ChangePassword':
         requireUser(state)
-        return [{ type: 'UserPasswordChanged', data: { userId: state.userId, passwordHash: command.passwordHash } }]
+        if (!state.active) throw new AppError('NOT_ACTIVE', 'the user is deactivated')
+        if (state.passwordVersion !== command.expectedPasswordVersion) {
+          throw new AppError('CONFLICT', 'the password was changed meanwhile; verify the current one again')
+        }
+        return [{ type: 'UserPasswordChanged', data: { userId: state.userId, passwordHash: command.passwordHash, passwordVersion: state.passwordVersion + 1 } }]
       case 'DeactivateUser':
         requireUser(state)
         return state.active ? [{ type: 'UserDeactivated', data: { userId: state.userId } }] : []
@@ -70,7 +77,7 @@ export const userAggregate: Aggregate<UserCommand, UserEvent, UserState> = {
       case 'UserOtpAccepted':
         return { ...state, lastOtpTimeStep: event.data.timeStep }
       case 'UserPasswordChanged':
-        return { ...state, passwordHash: event.data.passwordHash }
+        return { ...state, passwordHash: event.data.passwordHash, passwordVersion: event.data.passwordVersion }
       case 'UserDeactivated':
         return { ...state, active: false }
       default: {

@@ -10,6 +10,8 @@ export type RefreshTokenIssued = Event<'RefreshTokenIssued', {
   tokenHash: string
   expiresAt: string
   issuedAt: string
+  /** The user's password version at the sign-in; absent (0) in families issued before passwords could change. */
+  passwordVersion?: number
 }>
 export type RefreshTokenRotated = Event<'RefreshTokenRotated', {
   familyId: string

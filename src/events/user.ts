@@ -19,7 +19,8 @@ export type UserRegistered = Event<'UserRegistered', {
 export type UserTotpEnrolled = Event<'UserTotpEnrolled', { userId: string; encryptedSecret: string }>
 /** Records the time step of an accepted one-time code, so the same code cannot be used twice. */
 export type UserOtpAccepted = Event<'UserOtpAccepted', { userId: string; timeStep: number }>
-export type UserPasswordChanged = Event<'UserPasswordChanged', { userId: string; passwordHash: string }>
+/** `passwordVersion` counts the changes (1 for the first): tokens issued under an earlier one stop working. */
+export type UserPasswordChanged = Event<'UserPasswordChanged', { userId: string; passwordHash: string; passwordVersion: number }>
 export type UserDeactivated = Event<'UserDeactivated', { userId: string }>
 
 export type UserEvent = UserRegistered | UserTotpEnrolled | UserOtpAccepted | UserPasswordChanged | UserDeactivated

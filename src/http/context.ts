@@ -17,6 +17,8 @@ export interface Principal {
   tokenId: string
   /** The sign-in (refresh-token family) a user's token was issued to; null for client-credentials tokens. */
   signInId: string | null
+  /** The user's password version the token was issued under (0 for client tokens): a later change ends the token. */
+  passwordVersion: number
 }
 
 /** The organization a request acts in, after membership and permissions were checked. */

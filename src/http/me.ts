@@ -1,11 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { userAggregate } from '../commands/user.js'
+import { DECOY_HASH, hashSecret, verifySecret } from '../identity/passwords.js'
 import type { Services } from '../services.js'
-import { organizationOf, principalOf } from './context.js'
+import { AppError, invalidFields } from '../shared/errors.js'
+import { commandContext, organizationOf, principalOf } from './context.js'
 import { failures, OrganizationHeaders } from './schemas.js'
 
 /** Who the caller is, and what it may do in an organization (for clients that adapt their UI). */
-export const meRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app) => {
+export const meRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   app.get('/me', {
     schema: {
       summary: 'The authenticated principal',
@@ -40,5 +43,35 @@ export const meRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async
     return { status: 'success' as const, data: {
       organizationId: organization.id, permissions: [...organization.permissions].sort(), isAdministrator: organization.isAdministrator,
     } }
+  })
+
+  app.post('/me/password', {
+    config: { scopes: ['passwords:write'] },
+    schema: {
+      summary: 'Change the caller\'s password',
+      description: 'For a user token with scope `passwords:write`. Every token issued before the change stops working at once: ' +
+        'the access tokens (401 INVALID_TOKEN), the refresh tokens and pending mfa_tokens (invalid_grant), this request\'s token included. ' +
+        'Sign in again with the new password.',
+      tags: ['Identity'],
+      body: Type.Object({
+        currentPassword: Type.String({ minLength: 1, maxLength: 200 }),
+        newPassword: Type.String({ minLength: 8, maxLength: 200 }),
+      }, { additionalProperties: false }),
+      response: { 204: Type.Null({ description: 'changed' }), ...failures(400, 401, 403, 409) },
+    },
+  }, async (request, reply) => {
+    const principal = principalOf(request)
+    if (principal.kind !== 'user') throw new AppError('FORBIDDEN', 'only a user has a password; this token is a client\'s')
+    const { currentPassword, newPassword } = request.body
+    const { state } = await services.commands.load(userAggregate, principal.id)
+    if (!await verifySecret(currentPassword, state.exists ? state.passwordHash : DECOY_HASH)) {
+      throw invalidFields([{ field: 'body.currentPassword', message: 'is not the current password' }])
+    }
+    if (newPassword === currentPassword) throw invalidFields([{ field: 'body.newPassword', message: 'must differ from the current password' }])
+    const changed = await services.commands.execute(userAggregate, principal.id, {
+      type: 'ChangePassword', passwordHash: await hashSecret(newPassword), expectedPasswordVersion: state.passwordVersion,
+    }, { ...commandContext(request), organizationId: state.organizationId })
+    await services.settle(changed.position)
+    return reply.code(204).send(null)
   })
 }

@@ -3,7 +3,7 @@ import { createSigner, createVerifier } from 'fast-jwt'
 import type { CommandContext, CommandHandler } from '../commands/handler.js'
 import { refreshTokenFamilyAggregate } from '../commands/refreshTokenFamily.js'
 import { userAggregate } from '../commands/user.js'
-import type { ClientDoc, UserDoc } from '../projections/principals.js'
+import { passwordVersionOf, type ClientDoc, type UserDoc } from '../projections/principals.js'
 import type { Clock } from '../shared/clock.js'
 import { AppError, OAuthError } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
@@ -48,6 +48,8 @@ export interface AccessTokenClaims {
   jti: string
   /** The sign-in (refresh-token family) of a user's token: revoking it ends the token too. */
   sid?: string
+  /** The user's password version when the token was issued (absent: 0): a password change ends the token. */
+  pwv?: number
 }
 
 export interface BasicCredentials {
@@ -98,12 +100,14 @@ interface MfaClaims {
   sub: string
   client_id: string
   scope: string
+  /** The password version the password grant verified (absent in tokens issued before passwords could change: 0). */
+  pwv?: number
 }
 
 const isMfaClaims = (value: unknown): value is MfaClaims =>
   typeof value === 'object' && value !== null &&
   typeof Reflect.get(value, 'sub') === 'string' && typeof Reflect.get(value, 'client_id') === 'string' &&
-  typeof Reflect.get(value, 'scope') === 'string'
+  typeof Reflect.get(value, 'scope') === 'string' && (Reflect.get(value, 'pwv') === undefined || Number.isSafeInteger(Reflect.get(value, 'pwv')))
 
 /** Issues tokens for the four grants; every refusal is an OAuthError in RFC 6749 section 5.2 terms. */
 export class TokenService {
@@ -187,10 +191,12 @@ export class TokenService {
     const scope = this.chooseScope(request.scope, this.grantableScopes(client, true))
     if (user.totpEnrolled) {
       const now = this.now()
-      const mfaToken = this.signMfa({ sub: user._id, client_id: client._id, scope, iss: this.deps.issuer, iat: now, exp: now + this.deps.mfaTokenTtl })
+      const mfaToken = this.signMfa({
+        sub: user._id, client_id: client._id, scope, pwv: passwordVersionOf(user), iss: this.deps.issuer, iat: now, exp: now + this.deps.mfaTokenTtl,
+      })
       throw new OAuthError('mfa_required', 'a one-time code is required: send it with grant_type ' + MFA_GRANT, { mfa_token: mfaToken })
     }
-    return this.userTokens(client, user._id, scope, context)
+    return this.userTokens(client, user, scope, context)
   }
 
   private async mfa(client: ClientDoc, request: TokenRequest, context: CommandContext): Promise<TokenResponse> {
@@ -207,6 +213,7 @@ export class TokenService {
     if (!isMfaClaims(claims) || claims.client_id !== client._id) throw new OAuthError('invalid_grant', 'mfa_token was issued to another client')
     const user = await this.deps.findUser(claims.sub)
     if (user === null || !user.active || user.encryptedTotpSecret === null) throw new OAuthError('invalid_grant', 'user cannot sign in')
+    if (passwordVersionOf(user) !== (claims.pwv ?? 0)) throw new OAuthError('invalid_grant', 'the password was changed since mfa_token was issued')
     const timeStep = verifyTotp(this.deps.dataKey.decrypt(user.encryptedTotpSecret), request.otp, this.deps.clock.now())
     if (timeStep === null) throw new OAuthError('invalid_grant', 'the one-time code is wrong')
     try {
@@ -215,7 +222,7 @@ export class TokenService {
       if (error instanceof AppError && error.code === 'OTP_ALREADY_USED') throw new OAuthError('invalid_grant', error.message)
       throw error
     }
-    return this.userTokens(client, user._id, claims.scope, context)
+    return this.userTokens(client, user, claims.scope, context)
   }
 
   private async refresh(client: ClientDoc, request: TokenRequest, context: CommandContext): Promise<TokenResponse> {
@@ -224,6 +231,9 @@ export class TokenService {
     const familyId = presented.split('.')[0] ?? ''
     const { state } = await this.deps.commands.load(refreshTokenFamilyAggregate, familyId)
     if (state.status === 'none') throw new OAuthError('invalid_grant', 'unknown refresh token')
+    const user = await this.deps.findUser(state.userId)
+    if (user === null || !user.active) throw new OAuthError('invalid_grant', 'user cannot sign in')
+    if (passwordVersionOf(user) !== state.passwordVersion) throw new OAuthError('invalid_grant', 'the password was changed since this sign-in; sign in again')
     const scope = request.scope === undefined
       ? state.scope
       : this.chooseScope(request.scope, (splitScope(state.scope) ?? []))
@@ -238,9 +248,7 @@ export class TokenService {
         await this.deps.settle(result.position)
         throw new OAuthError('invalid_grant', 'refresh token was already used; every token of this sign-in is revoked')
       }
-      const user = await this.deps.findUser(result.state.userId)
-      if (user === null || !user.active) throw new OAuthError('invalid_grant', 'user cannot sign in')
-      return { ...this.accessToken(result.state.userId, client._id, scope, familyId), refresh_token: next }
+      return { ...this.accessToken(result.state.userId, client._id, scope, { sid: familyId, pwv: result.state.passwordVersion }), refresh_token: next }
     } catch (error) {
       if (error instanceof AppError && (error.code === 'INVALID_REFRESH_TOKEN' || error.code === 'NOT_FOUND')) {
         throw new OAuthError('invalid_grant', error.message)
@@ -249,21 +257,21 @@ export class TokenService {
     }
   }
 
-  private async userTokens(client: ClientDoc, userId: string, scope: string, context: CommandContext): Promise<TokenResponse> {
+  private async userTokens(client: ClientDoc, user: UserDoc, scope: string, context: CommandContext): Promise<TokenResponse> {
     const familyId = newId()
     const refreshToken = this.newRefreshToken(familyId)
     await this.deps.commands.execute(refreshTokenFamilyAggregate, familyId, {
-      type: 'IssueRefreshToken', familyId, clientId: client._id, userId, scope, tokenHash: sha256(refreshToken),
-      expiresAt: this.expiry(this.deps.refreshTokenTtl), now: this.nowIso(),
+      type: 'IssueRefreshToken', familyId, clientId: client._id, userId: user._id, passwordVersion: passwordVersionOf(user), scope,
+      tokenHash: sha256(refreshToken), expiresAt: this.expiry(this.deps.refreshTokenTtl), now: this.nowIso(),
     }, context)
-    return { ...this.accessToken(userId, client._id, scope, familyId), refresh_token: refreshToken }
+    return { ...this.accessToken(user._id, client._id, scope, { sid: familyId, pwv: passwordVersionOf(user) }), refresh_token: refreshToken }
   }
 
-  private accessToken(subject: string, clientId: string, scope: string, signInId?: string): TokenResponse {
+  private accessToken(subject: string, clientId: string, scope: string, signIn?: { sid: string; pwv: number }): TokenResponse {
     const iat = this.now()
     const claims: AccessTokenClaims = {
       iss: this.deps.issuer, sub: subject, client_id: clientId, scope, iat, exp: iat + this.deps.accessTokenTtl, jti: newId(),
-      ...(signInId === undefined ? {} : { sid: signInId }),
+      ...(signIn === undefined ? {} : signIn.pwv === 0 ? { sid: signIn.sid } : signIn),
     }
     return { access_token: this.signAccess(claims), token_type: 'Bearer', expires_in: this.deps.accessTokenTtl, scope }
   }

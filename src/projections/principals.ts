@@ -8,12 +8,19 @@ export interface UserDoc {
   username: string
   usernameKey: string
   passwordHash: string
+  /**
+   * Changes of the password so far: a token carries the version it was issued under (claim `pwv`). Absent (0) in a
+   * document a persistent read store kept from before passwords could change.
+   */
+  passwordVersion?: number
   organizationId: string
   totpEnrolled: boolean
   encryptedTotpSecret: string | null
   active: boolean
   createdAt: string
 }
+
+export const passwordVersionOf = (user: UserDoc): number => user.passwordVersion ?? 0
 
 export interface ClientDoc {
   _id: string
@@ -49,13 +56,13 @@ export const principalsProjection = defineProjection({
       case 'UserRegistered':
         return applyAt(userDocs, event.data.userId, position, () => ({
           _id: event.data.userId, username: event.data.username, usernameKey: usernameKey(event.data.username),
-          passwordHash: event.data.passwordHash, organizationId: event.data.organizationId, totpEnrolled: false,
+          passwordHash: event.data.passwordHash, passwordVersion: 0, organizationId: event.data.organizationId, totpEnrolled: false,
           encryptedTotpSecret: null, active: true, createdAt: event.data.createdAt,
         }))
       case 'UserTotpEnrolled':
         return updateAt(userDocs, event.data.userId, position, (doc) => ({ ...doc, totpEnrolled: true, encryptedTotpSecret: event.data.encryptedSecret }))
       case 'UserPasswordChanged':
-        return updateAt(userDocs, event.data.userId, position, (doc) => ({ ...doc, passwordHash: event.data.passwordHash }))
+        return updateAt(userDocs, event.data.userId, position, (doc) => ({ ...doc, passwordHash: event.data.passwordHash, passwordVersion: event.data.passwordVersion }))
       case 'UserDeactivated':
         return updateAt(userDocs, event.data.userId, position, (doc) => ({ ...doc, active: false }))
       case 'OAuthClientRegistered':

@@ -77,6 +77,13 @@ t.test('refresh-token family', async (t) => {
     family.given(issued, rotated, { type: 'RefreshTokenFamilyRevoked', data: { familyId: 'f1', reason: 'reuse_detected', revokedAt: now } })
       .when(rotate('h2')).thenRefused(t, 'INVALID_REFRESH_TOKEN', 'even the newest token is dead after a reuse')
   })
+  t.test('a family keeps the password version of its sign-in; families from before versions have 0', async (t) => {
+    const issue = { type: 'IssueRefreshToken' as const, familyId: 'f1', clientId: 'c1', userId: 'u1', passwordVersion: 3, scope: 'users:read',
+      tokenHash: 'h1', expiresAt: '2026-04-01T00:00:00.000Z', now }
+    family.given().when(issue).then(t, [{ ...issued, data: { ...issued.data, passwordVersion: 3 } }])
+    t.equal(family.given({ ...issued, data: { ...issued.data, passwordVersion: 3 } }).state.passwordVersion, 3)
+    t.equal(family.given(issued).state.passwordVersion, 0)
+  })
   t.test('refuses unknown, expired and other clients\' tokens', async (t) => {
     family.given(issued).when(rotate('nope')).thenRefused(t, 'INVALID_REFRESH_TOKEN')
     family.given(issued).when(rotate('h1', '2026-04-01T00:00:00.000Z')).thenRefused(t, 'INVALID_REFRESH_TOKEN')
@@ -101,6 +108,17 @@ t.test('user and username', async (t) => {
       .then(t, [registered, { type: 'UserTotpEnrolled', data: { userId: 'u1', encryptedSecret: 'sealed' } }])
     user.given().when({ ...register, encryptedTotpSecret: null }).then(t, [registered])
     user.given(registered).when({ ...register, encryptedTotpSecret: null }).thenRefused(t, 'ALREADY_EXISTS')
+  })
+  t.test('a password change counts the versions and is refused if another change came between', async (t) => {
+    const changed = (passwordVersion: number, passwordHash: string) =>
+      ({ type: 'UserPasswordChanged' as const, data: { userId: 'u1', passwordHash, passwordVersion } })
+    user.given(registered).when({ type: 'ChangePassword', passwordHash: 'y', expectedPasswordVersion: 0 }).then(t, [changed(1, 'y')])
+    user.given(registered, changed(1, 'y')).when({ type: 'ChangePassword', passwordHash: 'z', expectedPasswordVersion: 1 }).then(t, [changed(2, 'z')])
+    user.given(registered, changed(1, 'y')).when({ type: 'ChangePassword', passwordHash: 'z', expectedPasswordVersion: 0 })
+      .thenRefused(t, 'CONFLICT', 'the current password verified was the one before')
+    user.given(registered, { type: 'UserDeactivated', data: { userId: 'u1' } }).when({ type: 'ChangePassword', passwordHash: 'y', expectedPasswordVersion: 0 })
+      .thenRefused(t, 'NOT_ACTIVE')
+    user.given().when({ type: 'ChangePassword', passwordHash: 'y', expectedPasswordVersion: 0 }).thenRefused(t, 'NOT_FOUND')
   })
   t.test('a username is claimed by one user only', async (t) => {
     const username = scenario(usernameAggregate)

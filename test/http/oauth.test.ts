@@ -189,3 +189,98 @@ t.test('publishes the verification keys as a JWKS and the server metadata', asyn
   const meta = await svc.app.inject({ method: 'GET', url: '/v1/.well-known/oauth-authorization-server' })
   t.match(meta.json(), { grant_types_supported: ['client_credentials', 'password', 'refresh_token', MFA_GRANT] })
 })
+
+const changePassword = (svc: TestApp, token: string, payload: object) =>
+  svc.call({ method: 'POST', url: '/v1/me/password', token, payload })
+const signIn = async (svc: TestApp, username: string, password: string, scope?: string): Promise<TokenBody> => {
+  const response = await requestToken(svc.app, { grant_type: 'password', username, password, ...admin(svc), ...(scope === undefined ? {} : { scope }) })
+  if (response.statusCode !== 200) throw new Error(response.body)
+  return response.json()
+}
+const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString())
+
+t.test('a password change ends every token issued before it; the new password signs in', async (t) => {
+  const svc = await createTestApp(t)
+  await addUser(svc, 'dora')
+  const old = 'correct horse battery'
+  const first = await signIn(svc, 'dora', old)
+  const second = await signIn(svc, 'dora', old)
+  const rotated: TokenBody = (await requestToken(svc.app, { grant_type: 'refresh_token', refresh_token: first.refresh_token ?? '', ...admin(svc) })).json()
+  t.equal(claimsOf(first.access_token).pwv, undefined, 'a user who never changed the password has version 0, left out of the token')
+
+  const refusals: Array<[string, object, string]> = [
+    ['a wrong current password', { currentPassword: 'wrong', newPassword: 'staple battery horse' }, 'body.currentPassword'],
+    ['the same password again', { currentPassword: old, newPassword: old }, 'body.newPassword'],
+    ['a short new password', { currentPassword: old, newPassword: 'short' }, 'body.newPassword'],
+  ]
+  for (const [name, payload, field] of refusals) {
+    const refused = await changePassword(svc, first.access_token, payload)
+    t.equal(refused.statusCode, 400, name)
+    t.equal(refused.json().data.errors[0].field, field, name)
+  }
+  const client = await changePassword(svc, svc.adminToken, { currentPassword: old, newPassword: 'staple battery horse' })
+  t.equal(client.statusCode, 403, 'a client token has no password')
+  t.equal(client.json().data.code, 'FORBIDDEN')
+  const narrow = await signIn(svc, 'dora', old, 'users:read')
+  const unscoped = await changePassword(svc, narrow.access_token, { currentPassword: old, newPassword: 'staple battery horse' })
+  t.equal(unscoped.statusCode, 403, 'the token needs scope passwords:write')
+  t.equal(unscoped.json().data.code, 'INSUFFICIENT_SCOPE')
+  t.equal((await protectedCall(svc, second.access_token)).statusCode, 200, 'nothing was changed by the refusals')
+
+  const changed = await changePassword(svc, second.access_token, { currentPassword: old, newPassword: 'staple battery horse' })
+  t.equal(changed.statusCode, 204, changed.body)
+  for (const [which, token] of [['first', first.access_token], ['second', second.access_token], ['refreshed', rotated.access_token], ['narrow', narrow.access_token]]) {
+    const refused = await protectedCall(svc, token ?? '')
+    t.equal(refused.statusCode, 401, `the ${which} access token ends with the change`)
+    t.equal(refused.json().data.code, 'INVALID_TOKEN')
+  }
+  for (const refreshToken of [rotated.refresh_token, second.refresh_token]) {
+    const refresh = await requestToken(svc.app, { grant_type: 'refresh_token', refresh_token: refreshToken ?? '', ...admin(svc) })
+    t.equal(refresh.json<OAuthErrorBody>().error, 'invalid_grant', 'so do the refresh tokens')
+  }
+  const oldPassword = await requestToken(svc.app, { grant_type: 'password', username: 'dora', password: old, ...admin(svc) })
+  t.equal(oldPassword.json<OAuthErrorBody>().error, 'invalid_grant', 'the old password no longer signs in')
+
+  const fresh = await signIn(svc, 'dora', 'staple battery horse')
+  t.equal(claimsOf(fresh.access_token).pwv, 1)
+  t.equal((await protectedCall(svc, fresh.access_token)).statusCode, 200)
+  const refreshed = await requestToken(svc.app, { grant_type: 'refresh_token', refresh_token: fresh.refresh_token ?? '', ...admin(svc) })
+  t.equal(refreshed.statusCode, 200, 'a sign-in after the change refreshes')
+  t.equal((await protectedCall(svc, refreshed.json<TokenBody>().access_token)).statusCode, 200)
+})
+
+t.test('two changes racing from the same current password: one wins, the other changes nothing', async (t) => {
+  const svc = await createTestApp(t)
+  await addUser(svc, 'elsa')
+  const old = 'correct horse battery'
+  const token = (await signIn(svc, 'elsa', old)).access_token
+  const answers = await Promise.all(['first new password', 'second new password'].map((newPassword) =>
+    changePassword(svc, token, { currentPassword: old, newPassword })))
+  const statuses = answers.map((answer) => answer.statusCode).sort()
+  t.equal(statuses[0], 204, 'one change is made')
+  t.ok(statuses[1] === 409 || statuses[1] === 401, `the other is refused (${statuses[1]}): a conflict, or the token already ended`)
+  const signedIn = await Promise.all(['first new password', 'second new password'].map((password) =>
+    requestToken(svc.app, { grant_type: 'password', username: 'elsa', password, ...admin(svc) })))
+  t.same(signedIn.map((answer) => answer.statusCode).sort(), [200, 400], 'exactly one of the new passwords signs in')
+})
+
+t.test('an mfa_token issued before a password change cannot complete the sign-in', async (t) => {
+  const clock = new ManualClock(new Date())
+  const svc = await createTestApp(t, { clock })
+  const { totp } = await addUser(svc, 'fina', true)
+  const secret = totp?.secret ?? ''
+  const challenge = async (password: string) =>
+    (await requestToken(svc.app, { grant_type: 'password', username: 'fina', password, ...admin(svc) })).json<OAuthErrorBody>().mfa_token ?? ''
+  const signedIn = await requestToken(svc.app, { grant_type: MFA_GRANT, mfa_token: await challenge('correct horse battery'), otp: totpCode(secret, clock.now()), ...admin(svc) })
+  t.equal(signedIn.statusCode, 200, signedIn.body)
+  const pending = await challenge('correct horse battery')
+  const changed = await changePassword(svc, signedIn.json<TokenBody>().access_token, { currentPassword: 'correct horse battery', newPassword: 'staple battery horse' })
+  t.equal(changed.statusCode, 204, changed.body)
+  clock.advance(30_000)
+  const late = await requestToken(svc.app, { grant_type: MFA_GRANT, mfa_token: pending, otp: totpCode(secret, clock.now()), ...admin(svc) })
+  t.equal(late.json<OAuthErrorBody>().error, 'invalid_grant')
+  t.match(late.json<OAuthErrorBody>().error_description, /password was changed/)
+  clock.advance(30_000)
+  const after = await requestToken(svc.app, { grant_type: MFA_GRANT, mfa_token: await challenge('staple battery horse'), otp: totpCode(secret, clock.now()), ...admin(svc) })
+  t.equal(after.statusCode, 200, 'the new password with a code signs in')
+})

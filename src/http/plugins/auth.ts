@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import { ACCESS_TOKEN_TYP, type AccessTokenClaims } from '../../identity/tokens.js'
 import { VerifiedTokens, windowOf } from '../../identity/verifiedTokens.js'
 import type { Services } from '../../services.js'
+import { passwordVersionOf } from '../../projections/principals.js'
 import { systemClock } from '../../shared/clock.js'
 import { AppError } from '../../shared/errors.js'
 import { whenReady, type Maybe } from '../../shared/maybe.js'
@@ -41,7 +42,7 @@ const unauthorized = (code: 'UNAUTHORIZED' | 'INVALID_TOKEN' | 'TOKEN_EXPIRED', 
 
 const isClaims = (value: AccessTokenClaims): boolean =>
   typeof value.sub === 'string' && typeof value.client_id === 'string' && typeof value.scope === 'string' && typeof value.jti === 'string' &&
-  (value.sid === undefined || typeof value.sid === 'string')
+  (value.sid === undefined || typeof value.sid === 'string') && (value.pwv === undefined || Number.isSafeInteger(value.pwv))
 
 /**
  * Verifies the Bearer access token of every route that is not public (ES256 or
@@ -91,6 +92,7 @@ export const authPlugin = fp(async (app: FastifyInstance, options: { services: S
     const principal: Principal = Object.freeze({
       kind: claims.sub === claims.client_id ? 'client' : 'user', id: claims.sub, clientId: claims.client_id, scopes,
       isPlatformAdmin: scopes.has(ADMIN_SCOPE), tokenId: claims.jti, signInId: claims.sid ?? null,
+      passwordVersion: claims.pwv ?? 0,
     })
     const window = windowOf(claims)
     if (window !== null) verifiedTokens.set(token, principal, window)
@@ -115,6 +117,7 @@ export const authPlugin = fp(async (app: FastifyInstance, options: { services: S
       if (principal.kind !== 'user') return admit(request, principal, needed)
       return whenReady(principals.user(principal.id), (user) => {
         if (user === null || !user.active) throw unauthorized('INVALID_TOKEN', 'the user of this token is inactive')
+        if (passwordVersionOf(user) !== principal.passwordVersion) throw unauthorized('INVALID_TOKEN', 'the password was changed since this token was issued')
         if (principal.signInId === null) return admit(request, principal, needed)
         return whenReady(principals.revokedSignIn(principal.signInId), (revoked) => {
           if (revoked !== null) throw unauthorized('INVALID_TOKEN', 'the sign-in of this token was revoked')
