@@ -1,6 +1,14 @@
+import type { CreditState } from '../events/creditState.js'
 import type { PaymentOrderApproved } from '../events/paymentOrder.js'
 
 type Approval = PaymentOrderApproved['data']
+
+/** A credit as an approval rendered it: `base` (the read model's document) with the pending approvals and `orderId` applied. */
+interface Rendered {
+  base: CreditState
+  orderId: string
+  state: CreditState
+}
 
 /**
  * The approvals the firing has taken, in log order, kept per credit for the
@@ -16,6 +24,7 @@ type Approval = PaymentOrderApproved['data']
 export class ApprovalsInFlight {
   private readonly byCredit = new Map<string, Approval[]>()
   private readonly taken = new Set<string>()
+  private readonly lastRendered = new Map<string, Rendered>()
   /** Credit ids in the order their approvals were taken: the oldest entry leaves first. */
   private readonly order: string[] = []
   private head = 0
@@ -41,8 +50,7 @@ export class ApprovalsInFlight {
    */
   pendingBefore(creditId: string, orderId: string, applied: (orderId: string) => boolean): Approval[] {
     const list = this.byCredit.get(creditId) ?? []
-    let index = list.length - 1
-    while (index >= 0 && list[index]?.orderId !== orderId) index -= 1
+    const index = indexOf(list, orderId)
     const pending: Approval[] = []
     for (let earlier = index - 1; earlier >= 0; earlier -= 1) {
       const approval = list[earlier]
@@ -52,17 +60,47 @@ export class ApprovalsInFlight {
     return pending.reverse()
   }
 
+  /**
+   * The credit as the approval taken just before this order's rendered it,
+   * if that was on the same read-model document: this order's credit is that
+   * one with its own payment applied. Approvals of one credit come faster
+   * than the applier records them, so without it each would apply every
+   * pending one again (the work per approval grew with the applier's lag).
+   */
+  renderedBefore(creditId: string, orderId: string, base: CreditState): CreditState | undefined {
+    const rendered = this.lastRendered.get(creditId)
+    if (rendered === undefined || rendered.base !== base) return undefined
+    const list = this.byCredit.get(creditId) ?? []
+    const index = indexOf(list, orderId)
+    return index > 0 && list[index - 1]?.orderId === rendered.orderId ? rendered.state : undefined
+  }
+
+  /** Keeps how this order rendered its credit, for the credit's next approval. */
+  rendered(creditId: string, orderId: string, base: CreditState, state: CreditState): void {
+    if (this.byCredit.has(creditId)) this.lastRendered.set(creditId, { base, orderId, state })
+  }
+
   private forgetOldest(): void {
     const creditId = this.order[this.head] ?? ''
     this.head += 1
     const list = this.byCredit.get(creditId)
     const forgotten = list?.shift()
     if (forgotten !== undefined) this.taken.delete(forgotten.orderId)
-    if (list?.length === 0) this.byCredit.delete(creditId)
+    if (list?.length === 0) {
+      this.byCredit.delete(creditId)
+      this.lastRendered.delete(creditId)
+    }
     // The consumed front of the queue is dropped now and then rather than shifted per entry.
     if (this.head >= this.capacity) {
       this.order.splice(0, this.head)
       this.head = 0
     }
   }
+}
+
+/** Where an order is in its credit's list, searched from the newest (an approval is read soon after it is taken); -1 if absent. */
+const indexOf = (list: readonly Approval[], orderId: string): number => {
+  let index = list.length - 1
+  while (index >= 0 && list[index]?.orderId !== orderId) index -= 1
+  return index
 }

@@ -31,8 +31,13 @@ export const withPaymentApplied = (credit: CreditState, approval: PaymentOrderAp
 
 /** The credit with the approvals of it the firing took before this one applied in log order, then this one. */
 const withApprovalsApplied = (credit: CreditState, approval: PaymentOrderApproved['data'], approvals: ApprovalsInFlight): CreditState => {
-  const pending = approvals.pendingBefore(approval.creditId, approval.orderId, (orderId) => credit.appliedOrders.includes(orderId))
-  return [...pending, approval].reduce(withPaymentApplied, credit)
+  const { creditId, orderId } = approval
+  const previous = approvals.renderedBefore(creditId, orderId, credit)
+  const state = previous === undefined
+    ? [...approvals.pendingBefore(creditId, orderId, (id) => credit.appliedOrders.includes(id)), approval].reduce(withPaymentApplied, credit)
+    : withPaymentApplied(previous, approval)
+  approvals.rendered(creditId, orderId, credit, state)
+  return state
 }
 
 /** `fromWebhook` over the values stored for one credit: nil (null) when none. */

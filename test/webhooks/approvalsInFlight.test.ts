@@ -1,4 +1,5 @@
 import t from 'tap'
+import type { CreditState } from '../../src/events/creditState.js'
 import type { PaymentOrderApproved } from '../../src/events/paymentOrder.js'
 import { ApprovalsInFlight } from '../../src/webhooks/approvalsInFlight.js'
 
@@ -31,4 +32,20 @@ t.test('only the last `capacity` approvals are kept, oldest out first', async (t
   approvals.take(approval('c1', 'o8'))
   approvals.take(approval('c1', 'o11'))
   t.same(orders(approvals.pendingBefore('c1', 'o11', noneApplied)), ['o8'], 'a forgotten order taken again is taken anew')
+})
+
+t.test('an approval starts from the credit its predecessor rendered, only on the same document', async (t) => {
+  const approvals = new ApprovalsInFlight(4)
+  const base = { appliedOrders: [] } as unknown as CreditState
+  const newer = { appliedOrders: ['o1'] } as unknown as CreditState
+  const afterO1 = { appliedOrders: ['o1'] } as unknown as CreditState
+  for (const order of ['o1', 'o2', 'o3']) approvals.take(approval('c1', order))
+  approvals.rendered('c1', 'o1', base, afterO1)
+  t.equal(approvals.renderedBefore('c1', 'o2', base), afterO1, 'the next approval of the credit, on the same document')
+  t.equal(approvals.renderedBefore('c1', 'o2', newer), undefined, 'the read model moved on: start again from the document')
+  t.equal(approvals.renderedBefore('c1', 'o3', base), undefined, 'not the approval just before: o2 was not rendered yet')
+  t.equal(approvals.renderedBefore('c1', 'o1', base), undefined, 'an approval is not its own predecessor')
+  for (const order of ['p1', 'p2', 'p3', 'p4']) approvals.take(approval('c2', order))
+  approvals.rendered('c1', 'o3', base, afterO1)
+  t.equal(approvals.renderedBefore('c1', 'o4', base), undefined, 'a credit whose approvals were all forgotten keeps no rendering')
 })
