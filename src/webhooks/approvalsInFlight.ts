@@ -61,18 +61,22 @@ export class ApprovalsInFlight {
   }
 
   /**
-   * The credit as the approval taken just before this order's rendered it,
-   * if that was on the same read-model document: this order's credit is that
-   * one with its own payment applied. Approvals of one credit come faster
-   * than the applier records them, so without it each would apply every
-   * pending one again (the work per approval grew with the applier's lag).
+   * Where this order's rendering of its credit starts: the credit as the
+   * approval taken just before it rendered it, if that was on the same
+   * read-model document `base` (nothing left to apply but its own payment);
+   * else `base` with the approvals `pendingBefore` finds. Approvals of one
+   * credit come faster than the applier records them, so without the first
+   * each would apply every pending one again (the work per approval grew
+   * with the applier's lag).
    */
-  renderedBefore(creditId: string, orderId: string, base: CreditState): CreditState | undefined {
+  renderFrom(creditId: string, orderId: string, base: CreditState, applied: (orderId: string) => boolean): { from: CreditState; pending: Approval[] } {
     const rendered = this.lastRendered.get(creditId)
-    if (rendered === undefined || rendered.base !== base) return undefined
-    const list = this.byCredit.get(creditId) ?? []
-    const index = indexOf(list, orderId)
-    return index > 0 && list[index - 1]?.orderId === rendered.orderId ? rendered.state : undefined
+    if (rendered !== undefined && rendered.base === base) {
+      const list = this.byCredit.get(creditId) ?? []
+      const index = indexOf(list, orderId)
+      if (index > 0 && list[index - 1]?.orderId === rendered.orderId) return { from: rendered.state, pending: [] }
+    }
+    return { from: base, pending: this.pendingBefore(creditId, orderId, applied) }
   }
 
   /** Keeps how this order rendered its credit, for the credit's next approval. */

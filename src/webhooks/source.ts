@@ -32,10 +32,8 @@ export const withPaymentApplied = (credit: CreditState, approval: PaymentOrderAp
 /** The credit with the approvals of it the firing took before this one applied in log order, then this one. */
 const withApprovalsApplied = (credit: CreditState, approval: PaymentOrderApproved['data'], approvals: ApprovalsInFlight): CreditState => {
   const { creditId, orderId } = approval
-  const previous = approvals.renderedBefore(creditId, orderId, credit)
-  const state = previous === undefined
-    ? [...approvals.pendingBefore(creditId, orderId, (id) => credit.appliedOrders.includes(id)), approval].reduce(withPaymentApplied, credit)
-    : withPaymentApplied(previous, approval)
+  const { from, pending } = approvals.renderFrom(creditId, orderId, credit, (id) => credit.appliedOrders.includes(id))
+  const state = [...pending, approval].reduce(withPaymentApplied, from)
   approvals.rendered(creditId, orderId, credit, state)
   return state
 }

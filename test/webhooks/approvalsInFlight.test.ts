@@ -40,12 +40,17 @@ t.test('an approval starts from the credit its predecessor rendered, only on the
   const newer = { appliedOrders: ['o1'] } as unknown as CreditState
   const afterO1 = { appliedOrders: ['o1'] } as unknown as CreditState
   for (const order of ['o1', 'o2', 'o3']) approvals.take(approval('c1', order))
+  const start = (orderId: string, doc: CreditState) => {
+    const { from, pending } = approvals.renderFrom('c1', orderId, doc, (id) => doc.appliedOrders.includes(id))
+    return { from, pending: orders(pending) }
+  }
   approvals.rendered('c1', 'o1', base, afterO1)
-  t.equal(approvals.renderedBefore('c1', 'o2', base), afterO1, 'the next approval of the credit, on the same document')
-  t.equal(approvals.renderedBefore('c1', 'o2', newer), undefined, 'the read model moved on: start again from the document')
-  t.equal(approvals.renderedBefore('c1', 'o3', base), undefined, 'not the approval just before: o2 was not rendered yet')
-  t.equal(approvals.renderedBefore('c1', 'o1', base), undefined, 'an approval is not its own predecessor')
+  t.same(start('o2', base), { from: afterO1, pending: [] }, 'the next approval of the credit, on the same document')
+  t.equal(start('o2', base).from, afterO1, 'the very rendering, not a copy')
+  t.same(start('o2', newer), { from: newer, pending: [] }, 'the read model moved on (it applied o1): start again from the document')
+  t.same(start('o3', base), { from: base, pending: ['o1', 'o2'] }, 'not the approval just before: o2 was not rendered yet')
+  t.same(start('o1', base), { from: base, pending: [] }, 'an approval is not its own predecessor')
   for (const order of ['p1', 'p2', 'p3', 'p4']) approvals.take(approval('c2', order))
   approvals.rendered('c1', 'o3', base, afterO1)
-  t.equal(approvals.renderedBefore('c1', 'o4', base), undefined, 'a credit whose approvals were all forgotten keeps no rendering')
+  t.same(start('o4', base), { from: base, pending: [] }, 'a credit whose approvals were all forgotten keeps no rendering')
 })
