@@ -25,8 +25,9 @@ export const requireExportPermissions = (organization: OrganizationContext, type
   if (missing !== undefined) throw new AppError('FORBIDDEN', `permission ${missing} is required for ${type} exports`, { permission: missing })
 }
 
-/** A report naming people (its columns or filters) also needs ReadChildEntity, as the files that name them do. */
-const requireReportIdentityPermission = (organization: OrganizationContext, body: ExportBody): void => {
+/** What a body asks for needs its type's permissions; a report naming people (its columns or filters) also ReadChildEntity, as the files that name them do. */
+const requireBodyPermissions = (organization: OrganizationContext, body: ExportBody): void => {
+  requireExportPermissions(organization, body.type)
   if (body.type !== 'reports' || organization.permissions.has('ReadChildEntity')) return
   const named = [...body.columns, ...Object.keys(body.filters ?? {})].find((column) => identifyingReportColumns.has(column))
   if (named !== undefined) {
@@ -90,8 +91,7 @@ const checkReportsCap = async (services: Services, organizationId: string): Prom
 /** POST /exports (and POST /reports/export): checks, then appends ExportRequested; the runner does the rest. */
 export const createExport = async (services: Services, request: FastifyRequest, body: ExportBody): Promise<string> => {
   const organization = organizationOf(request)
-  requireExportPermissions(organization, body.type)
-  requireReportIdentityPermission(organization, body)
+  requireBodyPermissions(organization, body)
   const dataSet = services.exports.dataSets.get(body.type)
   if (dataSet === undefined) throw unavailable(services, body.type)
   checkBody(services, dataSet, body)
@@ -119,8 +119,7 @@ export const estimateExport = async (services: Services, request: FastifyRequest
     throw new AppError('DRY_RUN_NOT_SUPPORTED', `dry runs are supported for reports only, not ${body.type}`, { supportedTypes: ['reports'] })
   }
   const organization = organizationOf(request)
-  requireExportPermissions(organization, body.type)
-  requireReportIdentityPermission(organization, body)
+  requireBodyPermissions(organization, body)
   const dataSet = services.exports.dataSets.get(body.type)
   if (dataSet === undefined || dataSet.count === null) throw unavailable(services, body.type)
   checkBody(services, dataSet, body)
@@ -194,8 +193,7 @@ export const sendInlineExport = (services: Services, request: FastifyRequest, re
   if ('errors' in parsed) throw bindError(parsed.errors)
   const { body } = parsed
   const organization = organizationOf(request)
-  requireExportPermissions(organization, body.type)
-  requireReportIdentityPermission(organization, body)
+  requireBodyPermissions(organization, body)
   const dataSet = services.exports.dataSets.get(body.type)
   if (dataSet === undefined) throw unavailable(services, body.type)
   checkBody(services, dataSet, body)
