@@ -12,6 +12,7 @@ import { FilesystemFileStore } from './files/filesystem.js'
 import { GridFsFileStore } from './files/gridfs.js'
 import { DataKey } from './identity/dataKey.js'
 import { loadSigningKey } from './identity/keys.js'
+import { SignInGuard } from './identity/signInGuard.js'
 import { TokenService } from './identity/tokens.js'
 import { LogNotifier } from './notifications/log.js'
 import type { Notifier } from './notifications/notifier.js'
@@ -103,9 +104,10 @@ export const createRuntime = async (config: Config, options: RuntimeOptions = {}
     if (!reached) logger.warn({ position, projections: projections.position }, 'read models did not reach a write in time')
   }
 
+  const signIns = new SignInGuard({ commands, clock, policy: { maxFailures: config.signInMaxFailures, lockoutSeconds: config.signInLockoutSeconds } })
   const tokens = new TokenService({
     key: signingKey, issuer: baseUrl(config), accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl,
-    mfaTokenTtl: config.mfaTokenTtl, clock, commands, dataKey,
+    mfaTokenTtl: config.mfaTokenTtl, signIns, clock, commands, dataKey,
     findClient: async (id) => queries.principals.client(id),
     findUser: async (id) => queries.principals.user(id),
     findUserByUsername: (name) => queries.principals.userByUsername(name),
@@ -117,7 +119,7 @@ export const createRuntime = async (config: Config, options: RuntimeOptions = {}
   let started = false
   const up = async (ping: () => Promise<void>) => ping().then(() => true, () => false)
   const services: Services = {
-    config, clock, logger, commands, queries, files, hub, tokens, signingKey, dataKey, notifier, settle, exports: exportRuntime, webhooks,
+    config, clock, logger, commands, queries, files, hub, tokens, signIns, signingKey, dataKey, notifier, settle, exports: exportRuntime, webhooks,
     async health() {
       const [eventStoreUp, readStoreUp] = await Promise.all([up(() => eventStore.ping()), up(() => readStore.ping())])
       const status = eventStoreUp ? await projections.status() : { head: 0, projections: [] }

@@ -6,6 +6,7 @@ import type { FileStore } from './files/fileStore.js'
 import type { ExportRuntime } from './exports/index.js'
 import type { DataKey } from './identity/dataKey.js'
 import type { SigningKey } from './identity/keys.js'
+import type { SignInGuard } from './identity/signInGuard.js'
 import type { TokenService } from './identity/tokens.js'
 import type { LiveHub } from './processes/liveHub.js'
 import type { Notifier } from './notifications/notifier.js'
@@ -36,6 +37,8 @@ export interface Services {
   files: FileStore
   hub: LiveHub
   tokens: TokenService
+  /** Counts wrong passwords and codes per user and locks the sign-in after too many. */
+  signIns: SignInGuard
   signingKey: SigningKey
   dataKey: DataKey
   /** Outgoing notifications (SMTP when SMTP_URL is set, else the log); only process managers send. */

@@ -1,14 +1,23 @@
-import type { UserEvent, UsernameEvent } from '../events/user.js'
+import type { SignInFailureReason, UserEvent, UsernameEvent } from '../events/user.js'
 import { AppError } from '../shared/errors.js'
 import type { Aggregate } from './decider.js'
+
+/** How many wrong passwords or codes in a row lock a user's sign-in, and for how long. */
+export interface SignInPolicy {
+  maxFailures: number
+  lockoutSeconds: number
+}
 
 export type UserCommand =
   /** With a TOTP secret, the enrolment is in the same append: no user exists, even for a moment of a crash, without the MFA asked for. */
   | { type: 'RegisterUser'; userId: string; username: string; passwordHash: string; organizationId: string; encryptedTotpSecret: string | null; now: string }
   | { type: 'EnrollTotp'; encryptedSecret: string }
-  | { type: 'AcceptOtp'; timeStep: number }
+  | { type: 'AcceptOtp'; timeStep: number; now: string }
+  /** A verified password: refused while locked; `completesSignIn` (no code to follow) starts the failure count again. */
+  | { type: 'AcceptPassword'; completesSignIn: boolean; now: string }
+  | { type: 'RecordSignInFailure'; reason: SignInFailureReason; policy: SignInPolicy; now: string }
   /** `expectedPasswordVersion` is the version whose password the caller verified: a change in between refuses this one. */
-  | { type: 'ChangePassword'; passwordHash: string; expectedPasswordVersion: number }
+  | { type: 'ChangePassword'; passwordHash: string; expectedPasswordVersion: number; now: string }
   | { type: 'DeactivateUser' }
 
 export interface UserState {
@@ -21,18 +30,41 @@ export interface UserState {
   organizationId: string
   encryptedTotpSecret: string | null
   lastOtpTimeStep: number
+  /** Wrong passwords or codes since the last complete sign-in, password change or lock. */
+  signInFailures: number
+  signInLockedUntil: string | null
 }
 
 const requireUser = (state: UserState): void => {
   if (!state.exists) throw new AppError('NOT_FOUND', 'user not found', { resource: 'user' })
 }
 
+/** The refusal a sign-in lock still in force at `now` gives (with Retry-After), or null when there is none. */
+export const signInLockRefusal = (lockedUntil: string | null | undefined, now: string): AppError | null => {
+  if (lockedUntil === null || lockedUntil === undefined) return null
+  const left = Date.parse(lockedUntil) - Date.parse(now)
+  if (!(left > 0)) return null
+  const retryAfter = Math.ceil(left / 1000)
+  return new AppError('SIGN_IN_LOCKED', `too many wrong passwords or codes in a row; sign-in is locked until ${lockedUntil}`, {
+    lockedUntil, retryAfter,
+  }, { 'retry-after': String(retryAfter) })
+}
+
+const refuseWhileLocked = (state: UserState, now: string): void => {
+  const refusal = signInLockRefusal(state.signInLockedUntil, now)
+  if (refusal !== null) throw refusal
+}
+
+const clearedFailures = (state: UserState, now: string): UserEvent[] =>
+  state.signInFailures > 0 ? [{ type: 'UserSignInFailuresCleared', data: { userId: state.userId, clearedAt: now } }] : []
+
 export const userAggregate: Aggregate<UserCommand, UserEvent, UserState> = {
   streamType: 'user',
-  eventTypes: ['UserRegistered', 'UserTotpEnrolled', 'UserOtpAccepted', 'UserPasswordChanged', 'UserDeactivated'],
+  eventTypes: ['UserRegistered', 'UserTotpEnrolled', 'UserOtpAccepted', 'UserPasswordChanged', 'UserDeactivated',
+    'UserSignInFailed', 'UserSignInLocked', 'UserSignInFailuresCleared'],
   initialState: () => ({
     exists: false, active: false, userId: '', username: '', passwordHash: '', passwordVersion: 0, organizationId: '', encryptedTotpSecret: null,
-    lastOtpTimeStep: -1,
+    lastOtpTimeStep: -1, signInFailures: 0, signInLockedUntil: null,
   }),
   decide(command, state) {
     switch (command.type) {
@@ -49,11 +81,26 @@ export const userAggregate: Aggregate<UserCommand, UserEvent, UserState> = {
         return [{ type: 'UserTotpEnrolled', data: { userId: state.userId, encryptedSecret: command.encryptedSecret } }]
       case 'AcceptOtp':
         requireUser(state)
+        refuseWhileLocked(state, command.now)
         if (command.timeStep <= state.lastOtpTimeStep) throw new AppError('OTP_ALREADY_USED', 'this one-time code was already used')
-        return [{ type: 'UserOtpAccepted', data: { userId: state.userId, timeStep: command.timeStep } }]
+        return [{ type: 'UserOtpAccepted', data: { userId: state.userId, timeStep: command.timeStep } }, ...clearedFailures(state, command.now)]
+      case 'AcceptPassword':
+        requireUser(state)
+        refuseWhileLocked(state, command.now)
+        return command.completesSignIn ? clearedFailures(state, command.now) : []
+      case 'RecordSignInFailure': {
+        requireUser(state)
+        refuseWhileLocked(state, command.now)
+        const failures = state.signInFailures + 1
+        const failed: UserEvent = { type: 'UserSignInFailed', data: { userId: state.userId, reason: command.reason, failedAt: command.now, failures } }
+        if (failures < command.policy.maxFailures) return [failed]
+        const lockedUntil = new Date(Date.parse(command.now) + command.policy.lockoutSeconds * 1000).toISOString()
+        return [failed, { type: 'UserSignInLocked', data: { userId: state.userId, lockedAt: command.now, lockedUntil } }]
+      }
       case 'ChangePassword':
         requireUser(state)
         if (!state.active) throw new AppError('NOT_ACTIVE', 'the user is deactivated')
+        refuseWhileLocked(state, command.now)
         if (state.passwordVersion !== command.expectedPasswordVersion) {
           throw new AppError('CONFLICT', 'the password was changed meanwhile; verify the current one again')
         }
@@ -77,9 +124,15 @@ export const userAggregate: Aggregate<UserCommand, UserEvent, UserState> = {
       case 'UserOtpAccepted':
         return { ...state, lastOtpTimeStep: event.data.timeStep }
       case 'UserPasswordChanged':
-        return { ...state, passwordHash: event.data.passwordHash, passwordVersion: event.data.passwordVersion }
+        return { ...state, passwordHash: event.data.passwordHash, passwordVersion: event.data.passwordVersion, signInFailures: 0 }
       case 'UserDeactivated':
         return { ...state, active: false }
+      case 'UserSignInFailed':
+        return { ...state, signInFailures: event.data.failures }
+      case 'UserSignInLocked':
+        return { ...state, signInFailures: 0, signInLockedUntil: event.data.lockedUntil }
+      case 'UserSignInFailuresCleared':
+        return { ...state, signInFailures: 0 }
       default: {
         const _never: never = event
         return _never

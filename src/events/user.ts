@@ -22,8 +22,21 @@ export type UserOtpAccepted = Event<'UserOtpAccepted', { userId: string; timeSte
 /** `passwordVersion` counts the changes (1 for the first): tokens issued under an earlier one stop working. */
 export type UserPasswordChanged = Event<'UserPasswordChanged', { userId: string; passwordHash: string; passwordVersion: number }>
 export type UserDeactivated = Event<'UserDeactivated', { userId: string }>
+/**
+ * A wrong password or one-time code given for this user (at sign-in, or as the current password of a change).
+ * `failures` counts them since the last successful sign-in or lock.
+ */
+export type UserSignInFailed = Event<'UserSignInFailed', { userId: string; reason: SignInFailureReason; failedAt: string; failures: number }>
+/** Too many failures in a row: sign-ins and password changes are refused until `lockedUntil`. */
+export type UserSignInLocked = Event<'UserSignInLocked', { userId: string; lockedAt: string; lockedUntil: string }>
+/** A complete sign-in (password, and the code where enrolled) after failures: the count starts again. */
+export type UserSignInFailuresCleared = Event<'UserSignInFailuresCleared', { userId: string; clearedAt: string }>
 
-export type UserEvent = UserRegistered | UserTotpEnrolled | UserOtpAccepted | UserPasswordChanged | UserDeactivated
+export type SignInFailureReason = 'password' | 'otp'
+
+export type UserEvent =
+  | UserRegistered | UserTotpEnrolled | UserOtpAccepted | UserPasswordChanged | UserDeactivated
+  | UserSignInFailed | UserSignInLocked | UserSignInFailuresCleared
 
 /** Stream `username-<uuidv5(lower-case username)>`: the claim that makes usernames unique. */
 export type UsernameClaimed = Event<'UsernameClaimed', { username: string; userId: string }>

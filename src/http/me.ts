@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { userAggregate } from '../commands/user.js'
-import { DECOY_HASH, hashSecret, verifySecret } from '../identity/passwords.js'
+import { hashSecret, verifySecret } from '../identity/passwords.js'
 import type { Services } from '../services.js'
 import { AppError, invalidFields } from '../shared/errors.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
@@ -51,26 +51,34 @@ export const meRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async
       summary: 'Change the caller\'s password',
       description: 'For a user token with scope `passwords:write`. Every token issued before the change stops working at once: ' +
         'the access tokens (401 INVALID_TOKEN), the refresh tokens and pending mfa_tokens (invalid_grant), this request\'s token included. ' +
-        'Sign in again with the new password.',
+        'Sign in again with the new password. A wrong current password counts as a failed sign-in: after SIGN_IN_MAX_FAILURES in a row ' +
+        'the user\'s sign-in and this route are locked for SIGN_IN_LOCKOUT_SECONDS (429 SIGN_IN_LOCKED with Retry-After).',
       tags: ['Identity'],
       body: Type.Object({
         currentPassword: Type.String({ minLength: 1, maxLength: 200 }),
         newPassword: Type.String({ minLength: 8, maxLength: 200 }),
       }, { additionalProperties: false }),
-      response: { 204: Type.Null({ description: 'changed' }), ...failures(400, 401, 403, 409) },
+      response: { 204: Type.Null({ description: 'changed' }), ...failures(400, 401, 403, 409, 429) },
     },
   }, async (request, reply) => {
     const principal = principalOf(request)
     if (principal.kind !== 'user') throw new AppError('FORBIDDEN', 'only a user has a password; this token is a client\'s')
     const { currentPassword, newPassword } = request.body
-    const { state } = await services.commands.load(userAggregate, principal.id)
-    if (!await verifySecret(currentPassword, state.exists ? state.passwordHash : DECOY_HASH)) {
-      throw invalidFields([{ field: 'body.currentPassword', message: 'is not the current password' }])
-    }
-    if (newPassword === currentPassword) throw invalidFields([{ field: 'body.newPassword', message: 'must differ from the current password' }])
-    const changed = await services.commands.execute(userAggregate, principal.id, {
-      type: 'ChangePassword', passwordHash: await hashSecret(newPassword), expectedPasswordVersion: state.passwordVersion,
-    }, { ...commandContext(request), organizationId: state.organizationId })
+    const { state: user } = await services.commands.load(userAggregate, principal.id)
+    if (!user.exists) throw new AppError('INVALID_TOKEN', 'the user of this token no longer exists')
+    const context = { ...commandContext(request), organizationId: user.organizationId }
+    const changed = await services.signIns.attempt({
+      userId: principal.id, reason: 'password', context,
+      verify: async (state) => await verifySecret(currentPassword, state.passwordHash) ? true : null,
+      wrong: () => invalidFields([{ field: 'body.currentPassword', message: 'is not the current password' }]),
+      right: async (state) => {
+        if (newPassword === currentPassword) throw invalidFields([{ field: 'body.newPassword', message: 'must differ from the current password' }])
+        return services.commands.execute(userAggregate, principal.id, {
+          type: 'ChangePassword', passwordHash: await hashSecret(newPassword), expectedPasswordVersion: state.passwordVersion,
+          now: services.clock.now().toISOString(),
+        }, context)
+      },
+    })
     await services.settle(changed.position)
     return reply.code(204).send(null)
   })

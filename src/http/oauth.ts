@@ -53,7 +53,7 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
       return reply.code(500).headers(noStore).send({ error: 'server_error', error_description: 'internal error' })
     }
     if (oauth.error === 'invalid_client') reply.header('www-authenticate', 'Basic realm="credit-service"')
-    return reply.code(oauth.status).headers(noStore).send({ error: oauth.error, error_description: oauth.description, ...oauth.extra })
+    return reply.code(oauth.status).headers({ ...oauth.headers, ...noStore }).send({ error: oauth.error, error_description: oauth.description, ...oauth.extra })
   })
 
   app.post('/oauth/token', {

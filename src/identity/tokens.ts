@@ -11,6 +11,7 @@ import { ADMIN_SCOPE, allScopes, isScope } from '../shared/permissions.js'
 import type { DataKey } from './dataKey.js'
 import type { SigningKey } from './keys.js'
 import { DECOY_HASH, generateSecret, verifySecret } from './passwords.js'
+import type { SignInGuard } from './signInGuard.js'
 import { verifyTotp } from './totp.js'
 
 export const MFA_GRANT = 'urn:credit-service:grant-type:mfa-otp'
@@ -63,6 +64,7 @@ export interface TokenServiceDeps {
   accessTokenTtl: number
   refreshTokenTtl: number
   mfaTokenTtl: number
+  signIns: SignInGuard
   clock: Clock
   commands: CommandHandler
   dataKey: DataKey
@@ -103,6 +105,12 @@ interface MfaClaims {
   /** The password version the password grant verified (absent in tokens issued before passwords could change: 0). */
   pwv?: number
 }
+
+/** The user decider's refusals of a sign-in, in RFC 6749 terms; anything else unchanged. */
+const asGrantRefusal = (error: unknown): unknown =>
+  error instanceof AppError && (error.code === 'SIGN_IN_LOCKED' || error.code === 'OTP_ALREADY_USED')
+    ? new OAuthError('invalid_grant', error.message, {}, error.headers)
+    : error
 
 const isMfaClaims = (value: unknown): value is MfaClaims =>
   typeof value === 'object' && value !== null &&
@@ -182,21 +190,31 @@ export class TokenService {
     if (request.username === undefined || request.password === undefined) {
       throw new OAuthError('invalid_request', 'username and password are required')
     }
+    const { password } = request
     const user = await this.deps.findUserByUsername(request.username)
-    const matches = await verifySecret(request.password, user?.passwordHash ?? DECOY_HASH)
-    if (user === null || !matches || !user.active) throw new OAuthError('invalid_grant', 'invalid username or password')
-    if (user.organizationId !== client.organizationId && !client.scopes.includes(ADMIN_SCOPE)) {
-      throw new OAuthError('unauthorized_client', 'this client may not sign in users of another organization')
+    const invalid = () => new OAuthError('invalid_grant', 'invalid username or password')
+    if (user === null || !user.active) {
+      await verifySecret(password, user?.passwordHash ?? DECOY_HASH)
+      throw invalid()
     }
-    const scope = this.chooseScope(request.scope, this.grantableScopes(client, true))
-    if (user.totpEnrolled) {
-      const now = this.now()
-      const mfaToken = this.signMfa({
-        sub: user._id, client_id: client._id, scope, pwv: passwordVersionOf(user), iss: this.deps.issuer, iat: now, exp: now + this.deps.mfaTokenTtl,
-      })
-      throw new OAuthError('mfa_required', 'a one-time code is required: send it with grant_type ' + MFA_GRANT, { mfa_token: mfaToken })
-    }
-    return this.userTokens(client, user, scope, context)
+    return this.asSignIn(() => this.deps.signIns.attempt({
+      userId: user._id, reason: 'password', context, wrong: invalid,
+      verify: async (state) => await verifySecret(password, state.passwordHash) ? true : null,
+      right: async (state) => {
+        if (user.organizationId !== client.organizationId && !client.scopes.includes(ADMIN_SCOPE)) {
+          throw new OAuthError('unauthorized_client', 'this client may not sign in users of another organization')
+        }
+        const scope = this.chooseScope(request.scope, this.grantableScopes(client, true))
+        const enrolled = state.encryptedTotpSecret !== null
+        await this.deps.commands.execute(userAggregate, user._id, { type: 'AcceptPassword', completesSignIn: !enrolled, now: this.nowIso() }, context)
+        if (!enrolled) return this.userTokens(client, user._id, state.passwordVersion, scope, context)
+        const now = this.now()
+        const mfaToken = this.signMfa({
+          sub: user._id, client_id: client._id, scope, pwv: state.passwordVersion, iss: this.deps.issuer, iat: now, exp: now + this.deps.mfaTokenTtl,
+        })
+        throw new OAuthError('mfa_required', 'a one-time code is required: send it with grant_type ' + MFA_GRANT, { mfa_token: mfaToken })
+      },
+    }))
   }
 
   private async mfa(client: ClientDoc, request: TokenRequest, context: CommandContext): Promise<TokenResponse> {
@@ -213,16 +231,29 @@ export class TokenService {
     if (!isMfaClaims(claims) || claims.client_id !== client._id) throw new OAuthError('invalid_grant', 'mfa_token was issued to another client')
     const user = await this.deps.findUser(claims.sub)
     if (user === null || !user.active || user.encryptedTotpSecret === null) throw new OAuthError('invalid_grant', 'user cannot sign in')
-    if (passwordVersionOf(user) !== (claims.pwv ?? 0)) throw new OAuthError('invalid_grant', 'the password was changed since mfa_token was issued')
-    const timeStep = verifyTotp(this.deps.dataKey.decrypt(user.encryptedTotpSecret), request.otp, this.deps.clock.now())
-    if (timeStep === null) throw new OAuthError('invalid_grant', 'the one-time code is wrong')
+    const { otp } = request
+    const { pwv = 0, scope } = claims
+    return this.asSignIn(() => this.deps.signIns.attempt({
+      userId: user._id, reason: 'otp', context, wrong: () => new OAuthError('invalid_grant', 'the one-time code is wrong'),
+      verify: (state) => {
+        // Not a guess at the code: nothing is counted.
+        if (state.passwordVersion !== pwv) throw new OAuthError('invalid_grant', 'the password was changed since mfa_token was issued')
+        return state.encryptedTotpSecret === null ? null : verifyTotp(this.deps.dataKey.decrypt(state.encryptedTotpSecret), otp, this.deps.clock.now())
+      },
+      right: async (state, timeStep) => {
+        await this.deps.commands.execute(userAggregate, user._id, { type: 'AcceptOtp', timeStep, now: this.nowIso() }, context)
+        return this.userTokens(client, user._id, state.passwordVersion, scope, context)
+      },
+    }))
+  }
+
+  /** A user command of a sign-in, its refusals as RFC 6749 errors. */
+  private async asSignIn<T>(run: () => Promise<T>): Promise<T> {
     try {
-      await this.deps.commands.execute(userAggregate, user._id, { type: 'AcceptOtp', timeStep }, context)
+      return await run()
     } catch (error) {
-      if (error instanceof AppError && error.code === 'OTP_ALREADY_USED') throw new OAuthError('invalid_grant', error.message)
-      throw error
+      throw asGrantRefusal(error)
     }
-    return this.userTokens(client, user, claims.scope, context)
   }
 
   private async refresh(client: ClientDoc, request: TokenRequest, context: CommandContext): Promise<TokenResponse> {
@@ -257,14 +288,15 @@ export class TokenService {
     }
   }
 
-  private async userTokens(client: ClientDoc, user: UserDoc, scope: string, context: CommandContext): Promise<TokenResponse> {
+  /** `passwordVersion` is the version whose password (or mfa_token) this sign-in verified. */
+  private async userTokens(client: ClientDoc, userId: string, passwordVersion: number, scope: string, context: CommandContext): Promise<TokenResponse> {
     const familyId = newId()
     const refreshToken = this.newRefreshToken(familyId)
     await this.deps.commands.execute(refreshTokenFamilyAggregate, familyId, {
-      type: 'IssueRefreshToken', familyId, clientId: client._id, userId: user._id, passwordVersion: passwordVersionOf(user), scope,
+      type: 'IssueRefreshToken', familyId, clientId: client._id, userId, passwordVersion, scope,
       tokenHash: sha256(refreshToken), expiresAt: this.expiry(this.deps.refreshTokenTtl), now: this.nowIso(),
     }, context)
-    return { ...this.accessToken(user._id, client._id, scope, { sid: familyId, pwv: passwordVersionOf(user) }), refresh_token: refreshToken }
+    return { ...this.accessToken(userId, client._id, scope, { sid: familyId, pwv: passwordVersion }), refresh_token: refreshToken }
   }
 
   private accessToken(subject: string, clientId: string, scope: string, signIn?: { sid: string; pwv: number }): TokenResponse {

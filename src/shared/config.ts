@@ -94,6 +94,8 @@ export const settings = {
   accessTokenTtl: integer('ACCESS_TOKEN_TTL', 3600, 'Access-token lifetime in seconds (expires_in)', 1),
   refreshTokenTtl: integer('REFRESH_TOKEN_TTL', 2_592_000, 'Refresh-token lifetime in seconds (30 days)', 1),
   mfaTokenTtl: integer('MFA_TOKEN_TTL', 300, 'Lifetime in seconds of the mfa_token returned by an mfa_required error', 1),
+  signInMaxFailures: integer('SIGN_IN_MAX_FAILURES', 5, 'Wrong passwords or one-time codes in a row that lock a user\'s sign-in', 1),
+  signInLockoutSeconds: integer('SIGN_IN_LOCKOUT_SECONDS', 900, 'How long in seconds a user\'s sign-in stays locked after too many failures', 1),
   readYourWritesTimeoutMs: integer('READ_YOUR_WRITES_TIMEOUT_MS', 5000, 'How long a command endpoint waits for projections to reach its write before answering anyway', 0),
   commandRetries: integer('COMMAND_RETRIES', 3, 'Retries of a command after an expected-revision conflict before answering 409', 0),
   commandStateCache: integer('COMMAND_STATE_CACHE', 10_000, 'Aggregate states kept folded in memory by the command handler (0 disables; the store stays the source of truth)', 0),

@@ -26,6 +26,7 @@ export const errorStatuses = {
   NOT_ACTIVE: 409,
   INVALID_REFRESH_TOKEN: 400,
   OTP_ALREADY_USED: 400,
+  SIGN_IN_LOCKED: 429,
   PAYLOAD_TOO_LARGE: 413,
   URI_TOO_LONG: 414,
   UNSUPPORTED_MEDIA_TYPE: 415,
@@ -121,6 +122,7 @@ export class OAuthError extends Error {
     readonly error: OAuthErrorCode,
     readonly description: string,
     readonly extra: Record<string, string> = {},
+    readonly headers: Record<string, string> = {},
   ) {
     super(description)
     this.name = 'OAuthError'

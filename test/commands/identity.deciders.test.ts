@@ -96,10 +96,10 @@ t.test('user and username', async (t) => {
   const user = scenario(userAggregate)
   const registered = { type: 'UserRegistered' as const, data: { userId: 'u1', username: 'ana', passwordHash: 'x', organizationId: 'o1', createdAt: now } }
   t.test('a one-time code is accepted once per time step', async (t) => {
-    user.given(registered).when({ type: 'AcceptOtp', timeStep: 100 }).then(t, [{ type: 'UserOtpAccepted', data: { userId: 'u1', timeStep: 100 } }])
-    user.given(registered, { type: 'UserOtpAccepted', data: { userId: 'u1', timeStep: 100 } }).when({ type: 'AcceptOtp', timeStep: 100 })
+    user.given(registered).when({ type: 'AcceptOtp', timeStep: 100, now }).then(t, [{ type: 'UserOtpAccepted', data: { userId: 'u1', timeStep: 100 } }])
+    user.given(registered, { type: 'UserOtpAccepted', data: { userId: 'u1', timeStep: 100 } }).when({ type: 'AcceptOtp', timeStep: 100, now })
       .thenRefused(t, 'OTP_ALREADY_USED')
-    user.given(registered, { type: 'UserOtpAccepted', data: { userId: 'u1', timeStep: 100 } }).when({ type: 'AcceptOtp', timeStep: 99 })
+    user.given(registered, { type: 'UserOtpAccepted', data: { userId: 'u1', timeStep: 100 } }).when({ type: 'AcceptOtp', timeStep: 99, now })
       .thenRefused(t, 'OTP_ALREADY_USED', 'an older code neither')
   })
   t.test('a user asked for with a TOTP secret is registered and enrolled in one append, never one without the other', async (t) => {
@@ -112,13 +112,57 @@ t.test('user and username', async (t) => {
   t.test('a password change counts the versions and is refused if another change came between', async (t) => {
     const changed = (passwordVersion: number, passwordHash: string) =>
       ({ type: 'UserPasswordChanged' as const, data: { userId: 'u1', passwordHash, passwordVersion } })
-    user.given(registered).when({ type: 'ChangePassword', passwordHash: 'y', expectedPasswordVersion: 0 }).then(t, [changed(1, 'y')])
-    user.given(registered, changed(1, 'y')).when({ type: 'ChangePassword', passwordHash: 'z', expectedPasswordVersion: 1 }).then(t, [changed(2, 'z')])
-    user.given(registered, changed(1, 'y')).when({ type: 'ChangePassword', passwordHash: 'z', expectedPasswordVersion: 0 })
+    user.given(registered).when({ type: 'ChangePassword', passwordHash: 'y', expectedPasswordVersion: 0, now }).then(t, [changed(1, 'y')])
+    user.given(registered, changed(1, 'y')).when({ type: 'ChangePassword', passwordHash: 'z', expectedPasswordVersion: 1, now }).then(t, [changed(2, 'z')])
+    user.given(registered, changed(1, 'y')).when({ type: 'ChangePassword', passwordHash: 'z', expectedPasswordVersion: 0, now })
       .thenRefused(t, 'CONFLICT', 'the current password verified was the one before')
-    user.given(registered, { type: 'UserDeactivated', data: { userId: 'u1' } }).when({ type: 'ChangePassword', passwordHash: 'y', expectedPasswordVersion: 0 })
+    user.given(registered, { type: 'UserDeactivated', data: { userId: 'u1' } }).when({ type: 'ChangePassword', passwordHash: 'y', expectedPasswordVersion: 0, now })
       .thenRefused(t, 'NOT_ACTIVE')
-    user.given().when({ type: 'ChangePassword', passwordHash: 'y', expectedPasswordVersion: 0 }).thenRefused(t, 'NOT_FOUND')
+    user.given().when({ type: 'ChangePassword', passwordHash: 'y', expectedPasswordVersion: 0, now }).thenRefused(t, 'NOT_FOUND')
+  })
+  t.test('wrong passwords or codes in a row lock the sign-in for the policy\'s time, and then count again from zero', async (t) => {
+    const policy = { maxFailures: 3, lockoutSeconds: 600 }
+    const fail = (reason: 'password' | 'otp', at = now) => ({ type: 'RecordSignInFailure' as const, reason, policy, now: at })
+    const failed = (failures: number, reason: 'password' | 'otp' = 'password') =>
+      ({ type: 'UserSignInFailed' as const, data: { userId: 'u1', reason, failedAt: now, failures } })
+    const lockedUntil = new Date(Date.parse(now) + 600_000).toISOString()
+    const locked = { type: 'UserSignInLocked' as const, data: { userId: 'u1', lockedAt: now, lockedUntil } }
+    user.given(registered).when(fail('password')).then(t, [failed(1)])
+    user.given(registered, failed(1)).when(fail('otp')).then(t, [failed(2, 'otp')], 'a wrong code counts with the wrong passwords')
+    user.given(registered, failed(1), failed(2)).when(fail('password')).then(t, [failed(3), locked], 'the third locks')
+    const during = new Date(Date.parse(now) + 599_000).toISOString()
+    user.given(registered, failed(1), failed(2), failed(3), locked).when(fail('password', during))
+      .thenRefused(t, 'SIGN_IN_LOCKED', 'while locked nothing more is recorded')
+    user.given(registered, failed(1), failed(2), failed(3), locked).when({ type: 'AcceptPassword', completesSignIn: true, now: during })
+      .thenRefused(t, 'SIGN_IN_LOCKED', 'the right password neither')
+    user.given(registered, failed(1), failed(2), failed(3), locked).when({ type: 'AcceptOtp', timeStep: 100, now: during })
+      .thenRefused(t, 'SIGN_IN_LOCKED', 'nor the right code')
+    user.given(registered, failed(1), failed(2), failed(3), locked)
+      .when({ type: 'ChangePassword', passwordHash: 'y', expectedPasswordVersion: 0, now: during })
+      .thenRefused(t, 'SIGN_IN_LOCKED', 'nor a password change')
+    const after = lockedUntil
+    user.given(registered, failed(1), failed(2), failed(3), locked).when(fail('password', after))
+      .then(t, [{ ...failed(1), data: { ...failed(1).data, failedAt: after } }], 'at its end the count starts again')
+    try {
+      userAggregate.decide({ type: 'AcceptPassword', completesSignIn: true, now: during }, [registered, failed(1), failed(2), failed(3), locked]
+        .reduce(userAggregate.evolve, userAggregate.initialState()))
+      t.fail('refused')
+    } catch (error) {
+      t.match(error, { code: 'SIGN_IN_LOCKED', details: { lockedUntil, retryAfter: 1 }, headers: { 'retry-after': '1' } }, 'the refusal says until when')
+    }
+  })
+  t.test('a complete sign-in clears the count; a right password before a code to come does not', async (t) => {
+    const failed = { type: 'UserSignInFailed' as const, data: { userId: 'u1', reason: 'otp' as const, failedAt: now, failures: 1 } }
+    const cleared = { type: 'UserSignInFailuresCleared' as const, data: { userId: 'u1', clearedAt: now } }
+    user.given(registered, failed).when({ type: 'AcceptPassword', completesSignIn: true, now }).then(t, [cleared])
+    user.given(registered, failed).when({ type: 'AcceptPassword', completesSignIn: false, now }).then(t, [], 'the code is still to come')
+    user.given(registered).when({ type: 'AcceptPassword', completesSignIn: true, now }).then(t, [], 'nothing to clear')
+    user.given(registered, failed).when({ type: 'AcceptOtp', timeStep: 100, now })
+      .then(t, [{ type: 'UserOtpAccepted', data: { userId: 'u1', timeStep: 100 } }, cleared], 'the code completes it')
+    const policy = { maxFailures: 2, lockoutSeconds: 60 }
+    user.given(registered, failed, { type: 'UserPasswordChanged', data: { userId: 'u1', passwordHash: 'y', passwordVersion: 1 } })
+      .when({ type: 'RecordSignInFailure', reason: 'password', policy, now })
+      .then(t, [{ type: 'UserSignInFailed', data: { userId: 'u1', reason: 'password', failedAt: now, failures: 1 } }], 'a password change starts it again')
   })
   t.test('a username is claimed by one user only', async (t) => {
     const username = scenario(usernameAggregate)
