@@ -18,6 +18,9 @@ export type UserCommand =
   | { type: 'RecordSignInFailure'; reason: SignInFailureReason; policy: SignInPolicy; now: string }
   /** `expectedPasswordVersion` is the version whose password the caller verified: a change in between refuses this one. */
   | { type: 'ChangePassword'; passwordHash: string; expectedPasswordVersion: number; now: string }
+  /** An administrator sets a new password without the current one: it ends every token, and lifts a lock. */
+  | { type: 'ResetPassword'; passwordHash: string; now: string }
+  | { type: 'UnlockSignIn'; now: string }
   | { type: 'DeactivateUser' }
 
 export interface UserState {
@@ -55,13 +58,18 @@ const refuseWhileLocked = (state: UserState, now: string): void => {
   if (refusal !== null) throw refusal
 }
 
+const unlocked = (state: UserState, now: string): UserEvent[] =>
+  signInLockRefusal(state.signInLockedUntil, now) !== null || state.signInFailures > 0
+    ? [{ type: 'UserSignInUnlocked', data: { userId: state.userId, unlockedAt: now } }]
+    : []
+
 const clearedFailures = (state: UserState, now: string): UserEvent[] =>
   state.signInFailures > 0 ? [{ type: 'UserSignInFailuresCleared', data: { userId: state.userId, clearedAt: now } }] : []
 
 export const userAggregate: Aggregate<UserCommand, UserEvent, UserState> = {
   streamType: 'user',
   eventTypes: ['UserRegistered', 'UserTotpEnrolled', 'UserOtpAccepted', 'UserPasswordChanged', 'UserDeactivated',
-    'UserSignInFailed', 'UserSignInLocked', 'UserSignInFailuresCleared'],
+    'UserSignInFailed', 'UserSignInLocked', 'UserSignInUnlocked', 'UserSignInFailuresCleared'],
   initialState: () => ({
     exists: false, active: false, userId: '', username: '', passwordHash: '', passwordVersion: 0, organizationId: '', encryptedTotpSecret: null,
     lastOtpTimeStep: -1, signInFailures: 0, signInLockedUntil: null,
@@ -105,6 +113,16 @@ export const userAggregate: Aggregate<UserCommand, UserEvent, UserState> = {
           throw new AppError('CONFLICT', 'the password was changed meanwhile; verify the current one again')
         }
         return [{ type: 'UserPasswordChanged', data: { userId: state.userId, passwordHash: command.passwordHash, passwordVersion: state.passwordVersion + 1 } }]
+      case 'ResetPassword':
+        requireUser(state)
+        if (!state.active) throw new AppError('NOT_ACTIVE', 'the user is deactivated')
+        return [
+          ...unlocked(state, command.now),
+          { type: 'UserPasswordChanged', data: { userId: state.userId, passwordHash: command.passwordHash, passwordVersion: state.passwordVersion + 1 } },
+        ]
+      case 'UnlockSignIn':
+        requireUser(state)
+        return unlocked(state, command.now)
       case 'DeactivateUser':
         requireUser(state)
         return state.active ? [{ type: 'UserDeactivated', data: { userId: state.userId } }] : []
@@ -131,6 +149,8 @@ export const userAggregate: Aggregate<UserCommand, UserEvent, UserState> = {
         return { ...state, signInFailures: event.data.failures }
       case 'UserSignInLocked':
         return { ...state, signInFailures: 0, signInLockedUntil: event.data.lockedUntil }
+      case 'UserSignInUnlocked':
+        return { ...state, signInFailures: 0, signInLockedUntil: null }
       case 'UserSignInFailuresCleared':
         return { ...state, signInFailures: 0 }
       default: {

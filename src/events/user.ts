@@ -29,6 +29,8 @@ export type UserDeactivated = Event<'UserDeactivated', { userId: string }>
 export type UserSignInFailed = Event<'UserSignInFailed', { userId: string; reason: SignInFailureReason; failedAt: string; failures: number }>
 /** Too many failures in a row: sign-ins and password changes are refused until `lockedUntil`. */
 export type UserSignInLocked = Event<'UserSignInLocked', { userId: string; lockedAt: string; lockedUntil: string }>
+/** An administrator lifted the lock (or reset the password): sign-ins are checked again, the count from zero. */
+export type UserSignInUnlocked = Event<'UserSignInUnlocked', { userId: string; unlockedAt: string }>
 /** A complete sign-in (password, and the code where enrolled) after failures: the count starts again. */
 export type UserSignInFailuresCleared = Event<'UserSignInFailuresCleared', { userId: string; clearedAt: string }>
 
@@ -36,7 +38,7 @@ export type SignInFailureReason = 'password' | 'otp'
 
 export type UserEvent =
   | UserRegistered | UserTotpEnrolled | UserOtpAccepted | UserPasswordChanged | UserDeactivated
-  | UserSignInFailed | UserSignInLocked | UserSignInFailuresCleared
+  | UserSignInFailed | UserSignInLocked | UserSignInUnlocked | UserSignInFailuresCleared
 
 /** Stream `username-<uuidv5(lower-case username)>`: the claim that makes usernames unique. */
 export type UsernameClaimed = Event<'UsernameClaimed', { username: string; userId: string }>

@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Services } from '../services.js'
 import { administrationRoutes } from './administration.js'
+import { clientRoutes } from './clients.js'
 import { healthRoutes } from './health.js'
 import { meRoutes } from './me.js'
+import { userRoutes } from './users.js'
 import { oauthRoutes } from './oauth.js'
 import { roleTemplateRoutes } from './roleTemplates.js'
 import { webhookRoutes } from './webhooks.js'
@@ -27,6 +29,8 @@ export const routePlugins: ReadonlyArray<FastifyPluginAsyncTypebox<{ services: S
   healthRoutes,
   oauthRoutes,
   administrationRoutes,
+  userRoutes,
+  clientRoutes,
   meRoutes,
   roleTemplateRoutes,
   webhookRoutes,

@@ -193,17 +193,16 @@ export class TokenService {
     const { password } = request
     const user = await this.deps.findUserByUsername(request.username)
     const invalid = () => new OAuthError('invalid_grant', 'invalid username or password')
-    if (user === null || !user.active) {
-      await verifySecret(password, user?.passwordHash ?? DECOY_HASH)
+    // A user this client may not sign in is answered as an unknown one: its password is neither tested nor counted.
+    const mayTry = user !== null && user.active && (user.organizationId === client.organizationId || client.scopes.includes(ADMIN_SCOPE))
+    if (!mayTry) {
+      await verifySecret(password, DECOY_HASH)
       throw invalid()
     }
     return this.asSignIn(() => this.deps.signIns.attempt({
       userId: user._id, reason: 'password', context, wrong: invalid,
       verify: async (state) => await verifySecret(password, state.passwordHash) ? true : null,
       right: async (state) => {
-        if (user.organizationId !== client.organizationId && !client.scopes.includes(ADMIN_SCOPE)) {
-          throw new OAuthError('unauthorized_client', 'this client may not sign in users of another organization')
-        }
         const scope = this.chooseScope(request.scope, this.grantableScopes(client, true))
         const enrolled = state.encryptedTotpSecret !== null
         await this.deps.commands.execute(userAggregate, user._id, { type: 'AcceptPassword', completesSignIn: !enrolled, now: this.nowIso() }, context)

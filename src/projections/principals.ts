@@ -18,6 +18,8 @@ export interface UserDoc {
   encryptedTotpSecret: string | null
   active: boolean
   createdAt: string
+  /** Until when sign-ins are refused after too many failures; null (or absent, in older documents) when not locked. */
+  signInLockedUntil?: string | null
 }
 
 export const passwordVersionOf = (user: UserDoc): number => user.passwordVersion ?? 0
@@ -46,7 +48,7 @@ const revokedSignIns = { name: 'revoked_sign_ins' } as const
 
 export const principalsProjection = defineProjection({
   name: 'principals',
-  handles: ['UserRegistered', 'UserTotpEnrolled', 'UserPasswordChanged', 'UserDeactivated',
+  handles: ['UserRegistered', 'UserTotpEnrolled', 'UserPasswordChanged', 'UserDeactivated', 'UserSignInLocked', 'UserSignInUnlocked',
     'OAuthClientRegistered', 'OAuthClientSecretRotated', 'OAuthClientRevoked', 'RefreshTokenFamilyRevoked'],
   collections: [users, clients, revokedSignIns],
   async project(store, event, position) {
@@ -57,7 +59,7 @@ export const principalsProjection = defineProjection({
         return applyAt(userDocs, event.data.userId, position, () => ({
           _id: event.data.userId, username: event.data.username, usernameKey: usernameKey(event.data.username),
           passwordHash: event.data.passwordHash, passwordVersion: 0, organizationId: event.data.organizationId, totpEnrolled: false,
-          encryptedTotpSecret: null, active: true, createdAt: event.data.createdAt,
+          encryptedTotpSecret: null, active: true, createdAt: event.data.createdAt, signInLockedUntil: null,
         }))
       case 'UserTotpEnrolled':
         return updateAt(userDocs, event.data.userId, position, (doc) => ({ ...doc, totpEnrolled: true, encryptedTotpSecret: event.data.encryptedSecret }))
@@ -65,6 +67,10 @@ export const principalsProjection = defineProjection({
         return updateAt(userDocs, event.data.userId, position, (doc) => ({ ...doc, passwordHash: event.data.passwordHash, passwordVersion: event.data.passwordVersion }))
       case 'UserDeactivated':
         return updateAt(userDocs, event.data.userId, position, (doc) => ({ ...doc, active: false }))
+      case 'UserSignInLocked':
+        return updateAt(userDocs, event.data.userId, position, (doc) => ({ ...doc, signInLockedUntil: event.data.lockedUntil }))
+      case 'UserSignInUnlocked':
+        return updateAt(userDocs, event.data.userId, position, (doc) => ({ ...doc, signInLockedUntil: null }))
       case 'OAuthClientRegistered':
         return applyAt(clientDocs, event.data.clientId, position, () => ({
           _id: event.data.clientId, name: event.data.name, secretHash: event.data.secretHash, scopes: event.data.scopes,
@@ -99,6 +105,15 @@ export const principalQueries = (store: ReadStore) => {
     client: (clientId: string) => clientReads.get(clientId),
     /** The revocation of a sign-in (the `sid` of its access tokens), or null. */
     revokedSignIn: (signInId: string) => revokedSignInReads.get(signInId),
-    usersOf: (organizationId: string) => userDocs.find({ organizationId }, { sort: { createdAt: 1 } }),
+    /** A page of the organization's users, newest first. */
+    userPage: async (organizationId: string, page: { offset: number; limit: number }) => ({
+      items: await userDocs.find({ organizationId }, { sort: { createdAt: -1, _id: -1 }, skip: page.offset, limit: page.limit }),
+      total: await userDocs.count({ organizationId }),
+    }),
+    /** A page of the organization's OAuth clients, newest first. */
+    clientPage: async (organizationId: string, page: { offset: number; limit: number }) => ({
+      items: await clientDocs.find({ organizationId }, { sort: { createdAt: -1, _id: -1 }, skip: page.offset, limit: page.limit }),
+      total: await clientDocs.count({ organizationId }),
+    }),
   }
 }

@@ -164,6 +164,22 @@ t.test('user and username', async (t) => {
       .when({ type: 'RecordSignInFailure', reason: 'password', policy, now })
       .then(t, [{ type: 'UserSignInFailed', data: { userId: 'u1', reason: 'password', failedAt: now, failures: 1 } }], 'a password change starts it again')
   })
+  t.test('an administrator\'s reset changes the password without the current one and lifts a lock; an unlock lifts it alone', async (t) => {
+    const lockedUntil = new Date(Date.parse(now) + 60_000).toISOString()
+    const failed = { type: 'UserSignInFailed' as const, data: { userId: 'u1', reason: 'password' as const, failedAt: now, failures: 1 } }
+    const locked = { type: 'UserSignInLocked' as const, data: { userId: 'u1', lockedAt: now, lockedUntil } }
+    const unlocked = { type: 'UserSignInUnlocked' as const, data: { userId: 'u1', unlockedAt: now } }
+    const changed = { type: 'UserPasswordChanged' as const, data: { userId: 'u1', passwordHash: 'y', passwordVersion: 1 } }
+    user.given(registered, failed, locked).when({ type: 'ResetPassword', passwordHash: 'y', now }).then(t, [unlocked, changed])
+    user.given(registered).when({ type: 'ResetPassword', passwordHash: 'y', now }).then(t, [changed], 'nothing to lift')
+    user.given(registered, { type: 'UserDeactivated', data: { userId: 'u1' } }).when({ type: 'ResetPassword', passwordHash: 'y', now })
+      .thenRefused(t, 'NOT_ACTIVE')
+    user.given(registered, failed, locked).when({ type: 'UnlockSignIn', now }).then(t, [unlocked])
+    user.given(registered, failed).when({ type: 'UnlockSignIn', now }).then(t, [unlocked], 'failures short of a lock are cleared too')
+    user.given(registered).when({ type: 'UnlockSignIn', now }).then(t, [], 'a user neither locked nor failing is left as it is')
+    user.given(registered, failed, locked).when({ type: 'UnlockSignIn', now: lockedUntil }).then(t, [], 'an ended lock needs no unlock')
+    user.given(registered, failed, locked, unlocked).when({ type: 'AcceptPassword', completesSignIn: true, now }).then(t, [], 'after it, sign-in is open')
+  })
   t.test('a username is claimed by one user only', async (t) => {
     const username = scenario(usernameAggregate)
     const claimed = { type: 'UsernameClaimed' as const, data: { username: 'ana', userId: 'u1' } }

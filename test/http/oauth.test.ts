@@ -387,3 +387,23 @@ t.test('wrong passwords sent all at once record the limit and no more; the lock 
   t.ok(unknown.every((answer) => answer.json<OAuthErrorBody>().error_description === 'invalid username or password'),
     'an unknown username is never locked, so a lock tells nothing about which names exist without guessing them')
 })
+
+t.test('a client of another organization cannot test a user\'s password: right and wrong answer alike, and nothing is counted', async (t) => {
+  const svc = await createTestApp(t, { config: { signInMaxFailures: 2 } })
+  const { user } = await addUser(svc, 'kira')
+  const other = await svc.call({ method: 'POST', url: '/v1/organizations', token: svc.adminToken, payload: { name: 'Other' } })
+  const otherId = other.json<{ data: { organization: { id: string } } }>().data.organization.id
+  const created = await svc.call({
+    method: 'POST', url: '/v1/oauth/clients', token: svc.adminToken,
+    payload: { name: 'foreign app', scopes: [], organizationId: otherId, roleTemplateId: builtInRoleTemplateId(otherId, 'analyst') },
+  })
+  const foreign = created.json<{ data: { client: { client_id: string; client_secret: string } } }>().data.client
+  const attempt = (password: string) => requestToken(svc.app, { grant_type: 'password', username: 'kira', password, ...foreign })
+  const [right, wrong, unknown] = await Promise.all([attempt('correct horse battery'), attempt('wrong'),
+    requestToken(svc.app, { grant_type: 'password', username: 'nobody', password: 'x', ...foreign })])
+  t.same([right.statusCode, right.json()], [wrong.statusCode, wrong.json()], 'the right password answers as a wrong one')
+  t.same(right.json(), unknown.json(), 'and as an unknown user')
+  for (let i = 0; i < 3; i++) await attempt('wrong')
+  t.equal(count(await userEventTypes(svc, user.id), 'UserSignInFailed'), 0, 'no failure was counted against the user')
+  t.equal((await passwordGrant(svc, 'kira', 'correct horse battery')).statusCode, 200, 'the user is not locked out')
+})

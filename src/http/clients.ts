@@ -1,0 +1,108 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import { clientStreamId } from '../commands/identity.js'
+import { oauthClientAggregate } from '../commands/oauthClient.js'
+import { generateSecret, hashSecret } from '../identity/passwords.js'
+import type { ClientDoc } from '../projections/principals.js'
+import type { Services } from '../services.js'
+import { AppError, notFound } from '../shared/errors.js'
+import { ADMIN_SCOPE } from '../shared/permissions.js'
+import { commandContext, principalOf } from './context.js'
+import { failures, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
+
+const Client = Type.Object({
+  client_id: Type.String(),
+  name: Type.String(),
+  scopes: Type.Array(Type.String()),
+  organizationId: Uuid,
+  revoked: Type.Boolean({ description: 'true once revoked: every token of the client, and of users signed in through it, is refused' }),
+  createdAt: Timestamp,
+})
+
+const ClientParams = Type.Object({ entityid: Uuid, clientId: Type.String({ minLength: 1, maxLength: 128 }) })
+
+const clientView = (doc: ClientDoc) => ({
+  client_id: doc._id, name: doc.name, scopes: doc.scopes, organizationId: doc.organizationId, revoked: doc.revoked, createdAt: doc.createdAt,
+})
+
+/** The OAuth clients of an organization: list, revoke, rotate a secret (permission ManageMembers, scope clients:write to change). */
+export const clientRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const { queries, commands } = services
+
+  /** The client, when the caller may change it: of the path's organization, not the caller's own, `*` only for a platform administrator. */
+  const changeableClient = async (request: FastifyRequest, organizationId: string, clientId: string): Promise<ClientDoc> => {
+    const doc = await queries.principals.client(clientId)
+    if (doc === null || doc.organizationId !== organizationId) throw notFound('client', clientId)
+    const principal = principalOf(request)
+    if (principal.clientId === clientId) throw new AppError('CONFLICT', 'a client cannot revoke or rotate the client of the token calling')
+    if (doc.scopes.includes(ADMIN_SCOPE) && !principal.isPlatformAdmin) {
+      throw new AppError('FORBIDDEN', `only a platform administrator (scope ${ADMIN_SCOPE}) may change a client holding it`)
+    }
+    return doc
+  }
+
+  app.get('/organization/:entityid/clients', {
+    config: { organization: 'path', permissions: ['ManageMembers'] },
+    schema: {
+      summary: 'The organization\'s OAuth clients, newest first (never their secrets)',
+      tags: ['Administration'],
+      params: Type.Object({ entityid: Uuid }),
+      querystring: PageQuery,
+      response: { 200: Type.Object({ status: Type.Literal('success'), data: Type.Array(Client), pagination: Pagination }), ...failures(400, 401, 403) },
+    },
+  }, async (request) => {
+    const { page, limit } = request.query
+    const { items, total } = await queries.principals.clientPage(request.params.entityid, { offset: (page - 1) * limit, limit })
+    return { status: 'success' as const, data: items.map(clientView), pagination: pagination(page, limit, total) }
+  })
+
+  app.post('/organization/:entityid/clients/:clientId/revoke', {
+    config: { organization: 'path', permissions: ['ManageMembers'], scopes: ['clients:write'] },
+    schema: {
+      summary: 'Revoke an OAuth client',
+      description: 'From this answer on, the client cannot get tokens and every token issued through it is refused (401 INVALID_TOKEN), ' +
+        'users\' tokens signed in through it included. Final. Not the client of the calling token (409 CONFLICT); a client holding scope * ' +
+        'only by a platform administrator (403). Revoking again changes nothing.',
+      tags: ['Administration'],
+      params: ClientParams,
+      response: { 200: Type.Object({ status: Type.Literal('success'), data: Type.Object({ client: Client }) }), ...failures(400, 401, 403, 404, 409) },
+    },
+  }, async (request) => {
+    const { entityid, clientId } = request.params
+    await changeableClient(request, entityid, clientId)
+    const revoked = await commands.execute(oauthClientAggregate, clientStreamId(clientId), { type: 'RevokeClient' }, commandContext(request))
+    await services.settle(revoked.position)
+    const doc = await queries.principals.client(clientId)
+    if (doc === null) throw new AppError('INTERNAL', 'client not visible after its revocation')
+    return { status: 'success' as const, data: { client: clientView(doc) } }
+  })
+
+  app.post('/organization/:entityid/clients/:clientId/secret', {
+    config: { organization: 'path', permissions: ['ManageMembers'], scopes: ['clients:write'] },
+    schema: {
+      summary: 'Give an OAuth client a new secret',
+      description: 'The new secret is returned this once only; the old one stops authenticating at once. Tokens already issued ' +
+        'stay valid until they expire (ACCESS_TOKEN_TTL): to end them at once, revoke the client. A revoked client is refused ' +
+        '(409 NOT_ACTIVE). The bootstrap administrator client is given ADMIN_CLIENT_SECRET again at the next start when that is set.',
+      tags: ['Administration'],
+      params: ClientParams,
+      response: {
+        200: Type.Object({ status: Type.Literal('success'), data: Type.Object({
+          client: Type.Object({ client_id: Type.String(), client_secret: Type.String({ description: 'shown once' }) }),
+        }) }),
+        ...failures(400, 401, 403, 404, 409),
+      },
+    },
+  }, async (request) => {
+    const { entityid, clientId } = request.params
+    const doc = await changeableClient(request, entityid, clientId)
+    if (doc.revoked) throw new AppError('NOT_ACTIVE', 'the client is revoked')
+    const secret = generateSecret()
+    const rotated = await commands.execute(oauthClientAggregate, clientStreamId(clientId), {
+      type: 'RotateClientSecret', secretHash: await hashSecret(secret),
+    }, commandContext(request))
+    await services.settle(rotated.position)
+    return { status: 'success' as const, data: { client: { client_id: clientId, client_secret: secret } } }
+  })
+}

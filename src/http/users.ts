@@ -1,0 +1,135 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import { userAggregate, type UserCommand } from '../commands/user.js'
+import { hashSecret } from '../identity/passwords.js'
+import type { UserDoc } from '../projections/principals.js'
+import type { Services } from '../services.js'
+import { AppError, notFound } from '../shared/errors.js'
+import { commandContext, principalOf } from './context.js'
+import { failures, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
+
+const User = Type.Object({
+  id: Uuid,
+  username: Type.String(),
+  organizationId: Uuid,
+  roleTemplateId: Type.Union([Uuid, Type.Null()], { description: 'the role template of the user\'s membership; null once it is revoked' }),
+  active: Type.Boolean({ description: 'false once deactivated: every token of the user is refused and it cannot sign in' }),
+  totpEnrolled: Type.Boolean(),
+  signInLockedUntil: Type.Union([Timestamp, Type.Null()], {
+    description: 'while too many wrong passwords or codes lock the user\'s sign-in, until when; otherwise null',
+  }),
+  createdAt: Timestamp,
+})
+
+const UserParams = Type.Object({ entityid: Uuid, userId: Uuid })
+const UserAnswer = Type.Object({ status: Type.Literal('success'), data: Type.Object({ user: User }) })
+
+/** The users of an organization: list, look up, deactivate, unlock, reset a password (permission ManageMembers). */
+export const userRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const { queries, commands } = services
+
+  const view = async (doc: UserDoc) => {
+    const membership = await queries.memberships.of(doc._id, doc.organizationId)
+    const now = services.clock.now().getTime()
+    const lockedUntil = doc.signInLockedUntil ?? null
+    return {
+      id: doc._id, username: doc.username, organizationId: doc.organizationId, roleTemplateId: membership?.roleTemplateId ?? null,
+      active: doc.active, totpEnrolled: doc.totpEnrolled,
+      signInLockedUntil: lockedUntil !== null && Date.parse(lockedUntil) > now ? lockedUntil : null, createdAt: doc.createdAt,
+    }
+  }
+
+  /** The user, when it belongs to the organization of the path; another organization's is not found. */
+  const userIn = async (organizationId: string, userId: string): Promise<UserDoc> => {
+    const doc = await queries.principals.user(userId)
+    if (doc === null || doc.organizationId !== organizationId) throw notFound('user', userId)
+    return doc
+  }
+
+  const change = async (request: FastifyRequest, organizationId: string, userId: string, command: UserCommand) => {
+    await userIn(organizationId, userId)
+    const changed = await commands.execute(userAggregate, userId, command, commandContext(request))
+    await services.settle(changed.position)
+    return { status: 'success' as const, data: { user: await view(await userIn(organizationId, userId)) } }
+  }
+
+  app.get('/organization/:entityid/users', {
+    config: { organization: 'path', permissions: ['ManageMembers'] },
+    schema: {
+      summary: 'The organization\'s users, newest first',
+      tags: ['Administration'],
+      params: Type.Object({ entityid: Uuid }),
+      querystring: PageQuery,
+      response: { 200: Type.Object({ status: Type.Literal('success'), data: Type.Array(User), pagination: Pagination }), ...failures(400, 401, 403) },
+    },
+  }, async (request) => {
+    const { page, limit } = request.query
+    const { items, total } = await queries.principals.userPage(request.params.entityid, { offset: (page - 1) * limit, limit })
+    return { status: 'success' as const, data: await Promise.all(items.map(view)), pagination: pagination(page, limit, total) }
+  })
+
+  app.get('/organization/:entityid/users/:userId', {
+    config: { organization: 'path', permissions: ['ManageMembers'] },
+    schema: {
+      summary: 'One user of the organization',
+      tags: ['Administration'],
+      params: UserParams,
+      response: { 200: UserAnswer, ...failures(400, 401, 403, 404) },
+    },
+  }, async (request) => {
+    const { entityid, userId } = request.params
+    return { status: 'success' as const, data: { user: await view(await userIn(entityid, userId)) } }
+  })
+
+  app.post('/organization/:entityid/users/:userId/deactivate', {
+    config: { organization: 'path', permissions: ['ManageMembers'] },
+    schema: {
+      summary: 'Deactivate a user',
+      description: 'Every token of the user is refused from this answer on (401 INVALID_TOKEN), and it can no longer sign in. ' +
+        'Its history and the records naming it stay. A caller cannot deactivate itself (409 CONFLICT). Deactivating again changes nothing.',
+      tags: ['Administration'],
+      params: UserParams,
+      response: { 200: UserAnswer, ...failures(400, 401, 403, 404, 409) },
+    },
+  }, async (request) => {
+    const { entityid, userId } = request.params
+    if (principalOf(request).id === userId) throw new AppError('CONFLICT', 'a user cannot deactivate itself')
+    return change(request, entityid, userId, { type: 'DeactivateUser' })
+  })
+
+  app.post('/organization/:entityid/users/:userId/unlock', {
+    config: { organization: 'path', permissions: ['ManageMembers'] },
+    schema: {
+      summary: 'Lift a sign-in lock',
+      description: 'Ends a lock that too many wrong passwords or codes put on the user\'s sign-in, and starts the count of failures ' +
+        'again (event UserSignInUnlocked). A user that is not locked and has no failures is left as it is.',
+      tags: ['Administration'],
+      params: UserParams,
+      response: { 200: UserAnswer, ...failures(400, 401, 403, 404) },
+    },
+  }, async (request) => {
+    const { entityid, userId } = request.params
+    return change(request, entityid, userId, { type: 'UnlockSignIn', now: services.clock.now().toISOString() })
+  })
+
+  app.post('/organization/:entityid/users/:userId/password', {
+    config: { organization: 'path', permissions: ['ManageMembers'], scopes: ['passwords:write'] },
+    schema: {
+      summary: 'Set a user\'s password (a reset by an administrator)',
+      description: 'For a user who forgot the password: no current password is asked. As with POST /me/password, every token ' +
+        'the user holds ends at once; a sign-in lock is lifted. Give the new password to the user by a channel of your own. ' +
+        'A deactivated user is refused (409 NOT_ACTIVE).',
+      tags: ['Administration'],
+      params: UserParams,
+      body: Type.Object({ newPassword: Type.String({ minLength: 8, maxLength: 200 }) }, { additionalProperties: false }),
+      response: { 204: Type.Null({ description: 'set' }), ...failures(400, 401, 403, 404, 409) },
+    },
+  }, async (request, reply) => {
+    const { entityid, userId } = request.params
+    await change(request, entityid, userId, {
+      type: 'ResetPassword', passwordHash: await hashSecret(request.body.newPassword), now: services.clock.now().toISOString(),
+    })
+    return reply.code(204).send(null)
+  })
+}
