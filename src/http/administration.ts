@@ -8,7 +8,8 @@ import type { Services } from '../services.js'
 import { AppError } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
 import { allScopes, isScope } from '../shared/permissions.js'
-import { commandContext, principalOf } from './context.js'
+import { commandContext, organizationOf, principalOf } from './context.js'
+import { requireAssignable } from './plugins/organization.js'
 import { failures, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 
 const Organization = Type.Object({
@@ -83,7 +84,7 @@ export const administrationRoutes: FastifyPluginAsyncTypebox<{ services: Service
     schema: {
       summary: 'Create a user in the organization',
       description: 'With `totp: true` the user is enrolled in TOTP (RFC 6238); the otpauth URI and secret are returned this once only, ' +
-        'and the password grant then answers mfa_required.',
+        'and the password grant then answers mfa_required. Unless an administrator, the caller must hold every permission of the role template (403 FORBIDDEN).',
       tags: ['Administration'],
       params: Type.Object({ entityid: Uuid }),
       body: Type.Object({
@@ -106,6 +107,7 @@ export const administrationRoutes: FastifyPluginAsyncTypebox<{ services: Service
   }, async (request, reply) => {
     const { username, password, roleTemplateId, totp } = request.body
     const organizationId = request.params.entityid
+    await requireAssignable(queries, principalOf(request), organizationOf(request), roleTemplateId)
     const userId = newId()
     const enrolment = totp === true ? enrolTotp(username) : null
     const now = services.clock.now().toISOString()
@@ -127,7 +129,8 @@ export const administrationRoutes: FastifyPluginAsyncTypebox<{ services: Service
     config: { organization: 'body', permissions: ['ManageMembers'], scopes: ['clients:write'] },
     schema: {
       summary: 'Register an OAuth client in an organization',
-      description: 'The secret is returned this once only. A caller may grant only scopes it holds itself.',
+      description: 'The secret is returned this once only. A caller may grant only scopes it holds itself, and (unless an administrator) ' +
+        'only a role template whose permissions it holds (403 FORBIDDEN).',
       tags: ['Administration'],
       body: Type.Object({
         name: Name,
@@ -157,6 +160,7 @@ export const administrationRoutes: FastifyPluginAsyncTypebox<{ services: Service
     }
     const beyond = scopes.filter((s) => !principal.isPlatformAdmin && !principal.scopes.has(s))
     if (beyond.length > 0) throw new AppError('INSUFFICIENT_SCOPE', `cannot grant scopes the caller lacks: ${beyond.join(' ')}`, { scope: beyond.join(' ') })
+    await requireAssignable(queries, principal, organizationOf(request), roleTemplateId)
     const clientId = newId()
     const secret = generateSecret()
     const now = services.clock.now().toISOString()

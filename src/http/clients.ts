@@ -8,7 +8,8 @@ import type { ClientDoc } from '../projections/principals.js'
 import type { Services } from '../services.js'
 import { AppError, notFound } from '../shared/errors.js'
 import { ADMIN_SCOPE } from '../shared/permissions.js'
-import { commandContext, principalOf } from './context.js'
+import { commandContext, organizationOf, principalOf } from './context.js'
+import { requireAssignable } from './plugins/organization.js'
 import { failures, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 
 const Client = Type.Object({
@@ -30,7 +31,10 @@ const clientView = (doc: ClientDoc) => ({
 export const clientRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { queries, commands } = services
 
-  /** The client, when the caller may change it: of the path's organization, not the caller's own, `*` only for a platform administrator. */
+  /**
+   * The client, when the caller may change it: of the path's organization, not the caller's own, `*` only for a platform
+   * administrator, and a role whose permissions the caller holds.
+   */
   const changeableClient = async (request: FastifyRequest, organizationId: string, clientId: string): Promise<ClientDoc> => {
     const doc = await queries.principals.client(clientId)
     if (doc === null || doc.organizationId !== organizationId) throw notFound('client', clientId)
@@ -39,6 +43,9 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     if (doc.scopes.includes(ADMIN_SCOPE) && !principal.isPlatformAdmin) {
       throw new AppError('FORBIDDEN', `only a platform administrator (scope ${ADMIN_SCOPE}) may change a client holding it`)
     }
+    // A new secret hands the client's role to the caller: only one whose permissions the caller holds (administrators any).
+    const membership = await queries.memberships.of(clientId, organizationId)
+    if (membership !== null) await requireAssignable(queries, principal, organizationOf(request), membership.roleTemplateId)
     return doc
   }
 

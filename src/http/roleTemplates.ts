@@ -6,7 +6,8 @@ import type { Services } from '../services.js'
 import { AppError, notFound } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
 import { allPermissions } from '../shared/permissions.js'
-import { commandContext, organizationOf } from './context.js'
+import { commandContext, organizationOf, principalOf } from './context.js'
+import { requireGrantable } from './plugins/organization.js'
 import { failures, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 
 const RoleTemplate = Type.Object({
@@ -72,6 +73,7 @@ export const roleTemplateRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     config: { organization: 'path', permissions: ['WriteRoleTemplate'] },
     schema: {
       summary: 'Create a role template',
+      description: 'Unless an administrator, the caller may name only permissions it holds itself (403 FORBIDDEN).',
       tags: ['Role templates'],
       params: Params,
       body: Type.Object({
@@ -83,9 +85,11 @@ export const roleTemplateRoutes: FastifyPluginAsyncTypebox<{ services: Services 
       response: { 201: One, ...failures(400, 401, 403) },
     },
   }, async (request, reply) => {
-    const organizationId = organizationOf(request).id
+    const organization = organizationOf(request)
+    const organizationId = organization.id
     const id = newId()
     const { name, description = '', permissions, is_default: isDefault = false } = request.body
+    requireGrantable(principalOf(request), organization, permissions)
     await services.execute(roleTemplateAggregate, id, {
       type: 'CreateRoleTemplate', roleTemplateId: id, organizationId, name, description, permissions, isDefault, now: services.clock.now().toISOString(),
     }, commandContext(request))
@@ -96,6 +100,7 @@ export const roleTemplateRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     config: { organization: 'path', permissions: ['WriteRoleTemplate'] },
     schema: {
       summary: 'Update a role template (any subset of its fields)',
+      description: 'Unless an administrator, the caller must hold every permission the template holds and is to hold (403 FORBIDDEN).',
       tags: ['Role templates'],
       params: OneParams,
       body: Type.Object({
@@ -107,9 +112,13 @@ export const roleTemplateRoutes: FastifyPluginAsyncTypebox<{ services: Services 
       response: { 200: One, ...failures(400, 401, 403, 404) },
     },
   }, async (request) => {
-    const organizationId = organizationOf(request).id
-    await load(organizationId, request.params.id)
+    const organization = organizationOf(request)
+    const organizationId = organization.id
+    const stored = await load(organizationId, request.params.id)
     const { name, description, permissions, is_default: isDefault } = request.body
+    // The template as stored and the new set must lie within the caller's: no caller widens a template (its own
+    // membership's included) past itself, nor edits one holding more than it does (stripping the Administrator's).
+    requireGrantable(principalOf(request), organization, [...stored.permissions, ...(permissions ?? [])])
     await services.execute(roleTemplateAggregate, request.params.id, {
       type: 'UpdateRoleTemplate', now: services.clock.now().toISOString(),
       ...(name === undefined ? {} : { name }), ...(description === undefined ? {} : { description }),

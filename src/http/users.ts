@@ -6,7 +6,8 @@ import { hashSecret } from '../identity/passwords.js'
 import type { UserDoc } from '../projections/principals.js'
 import type { Services } from '../services.js'
 import { AppError, notFound } from '../shared/errors.js'
-import { commandContext, principalOf } from './context.js'
+import { commandContext, organizationOf, principalOf } from './context.js'
+import { requireAssignable } from './plugins/organization.js'
 import { failures, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 
 const User = Type.Object({
@@ -25,7 +26,10 @@ const User = Type.Object({
 const UserParams = Type.Object({ entityid: Uuid, userId: Uuid })
 const UserAnswer = Type.Object({ status: Type.Literal('success'), data: Type.Object({ user: User }) })
 
-/** The users of an organization: list, look up, deactivate, unlock, reset a password (permission ManageMembers). */
+/**
+ * The users of an organization: list, look up, deactivate, unlock, reset a password (permission ManageMembers). Unless an
+ * administrator, a caller changes only users whose role template's permissions it holds itself (403 FORBIDDEN otherwise).
+ */
 export const userRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { queries, commands } = services
 
@@ -47,8 +51,11 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     return doc
   }
 
+  /** Who may act on a user may hold its role: a caller changes only users whose permissions it holds (administrators any). */
   const change = async (request: FastifyRequest, organizationId: string, userId: string, command: UserCommand) => {
     await userIn(organizationId, userId)
+    const membership = await queries.memberships.of(userId, organizationId)
+    if (membership !== null) await requireAssignable(queries, principalOf(request), organizationOf(request), membership.roleTemplateId)
     const changed = await commands.execute(userAggregate, userId, command, commandContext(request))
     await services.settle(changed.position)
     return { status: 'success' as const, data: { user: await view(await userIn(organizationId, userId)) } }

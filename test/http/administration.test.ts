@@ -1,6 +1,8 @@
 import t from 'tap'
 import { builtInRoleTemplateId } from '../../src/commands/identity.js'
-import { createTestApp, type TestApp } from '../helpers/app.js'
+import { allPermissions } from '../../src/shared/permissions.js'
+import { createTestApp, requestToken, type TestApp } from '../helpers/app.js'
+import { addMember, roleTemplateWith } from '../helpers/members.js'
 
 const createOrganization = async (svc: TestApp, name: string) => {
   const response = await svc.call({ method: 'POST', url: '/v1/organizations', token: svc.adminToken, payload: { name } })
@@ -178,4 +180,71 @@ t.test('the built-in Administrator template gains permissions added to the catal
   const after = await svc.call({ method: 'GET', url: `/v1/organization/${svc.organizationId}/role-template/${id}`, token: svc.adminToken })
   t.ok(after.json().data.permissions.includes('ReadTax'))
   t.ok(after.json().data.permissions.includes('WriteTax'))
+})
+
+t.test('a member holding only ManageMembers cannot create a user or a client with the Administrator template, but can with a template within its permissions', async (t) => {
+  const svc = await createTestApp(t)
+  const org = svc.organizationId
+  const administrator = builtInRoleTemplateId(org, 'administrator')
+  const manager = await addMember(svc, org, 'member.manager', ['ManageMembers'])
+  const usage = async (id: string): Promise<number> =>
+    (await svc.call({ method: 'GET', url: `/v1/organization/${org}/role-template/${id}`, token: svc.adminToken })).json().data.usage_count
+  const addUser = (username: string, roleTemplateId: string) => svc.call({
+    method: 'POST', url: `/v1/organization/${org}/users`, token: manager.token, payload: { username, password: 'long enough password', roleTemplateId },
+  })
+  const addClient = (name: string, roleTemplateId: string) => svc.call({
+    method: 'POST', url: '/v1/oauth/clients', token: manager.token, payload: { name, scopes: [], organizationId: org, roleTemplateId },
+  })
+  const lacking = allPermissions.filter((p) => p !== 'ManageMembers')
+  const adminsBefore = await usage(administrator)
+
+  const user = await addUser('escalated.user', administrator)
+  t.equal(user.statusCode, 403)
+  t.match(user.json().data, { code: 'FORBIDDEN', permission: lacking[0] })
+  t.same(user.json().data.missing, lacking, 'names every permission the caller lacks')
+  const client = await addClient('escalated client', administrator)
+  t.equal(client.statusCode, 403)
+  t.match(client.json().data, { code: 'FORBIDDEN', permission: lacking[0] })
+  t.same(client.json().data.missing, lacking)
+  const analyst = await addUser('analyst.user', analystOf(org))
+  t.equal(analyst.statusCode, 403, 'the Analyst template holds read permissions the manager lacks')
+  t.equal(await usage(administrator), adminsBefore, 'a refused creation records no use of the template')
+  const login = await requestToken(svc.app, {
+    grant_type: 'password', username: 'escalated.user', password: 'long enough password',
+    client_id: svc.config.adminClientId ?? '', client_secret: svc.config.adminClientSecret ?? '',
+  })
+  t.not(login.statusCode, 200, 'no user was created')
+
+  const within = await roleTemplateWith(svc, org, ['ManageMembers'])
+  const empty = await roleTemplateWith(svc, org, [])
+  t.equal((await addUser('peer.manager', within)).statusCode, 201, 'a template holding only what the caller holds')
+  t.equal((await addUser('nobody.user', empty)).statusCode, 201)
+  const peerClient = await addClient('peer client', within)
+  t.equal(peerClient.statusCode, 201)
+  const { client_id, client_secret } = peerClient.json().data.client
+  const peerToken = await svc.clientToken(client_id, client_secret)
+  const mine = await svc.call({ method: 'GET', url: '/v1/me/permissions', token: peerToken, organizationId: org })
+  t.same(mine.json().data.permissions, ['ManageMembers'])
+})
+
+t.test('an organization administrator may create users and clients with any template, the Administrator one included', async (t) => {
+  const svc = await createTestApp(t)
+  const org = svc.organizationId
+  // Not every permission: AdministerOrganization is what exempts it from the rule.
+  const admin = await addMember(svc, org, 'org.admin', ['AdministerOrganization', 'ManageMembers'])
+  const administrator = builtInRoleTemplateId(org, 'administrator')
+  const user = await svc.call({
+    method: 'POST', url: `/v1/organization/${org}/users`, token: admin.token,
+    payload: { username: 'second.admin', password: 'long enough password', roleTemplateId: administrator },
+  })
+  t.equal(user.statusCode, 201)
+  const client = await svc.call({
+    method: 'POST', url: '/v1/oauth/clients', token: admin.token, payload: { name: 'admin app', scopes: [], organizationId: org, roleTemplateId: administrator },
+  })
+  t.equal(client.statusCode, 201)
+  const writer = await roleTemplateWith(svc, org, ['WriteCredit', 'ReadTax'])
+  t.equal((await svc.call({
+    method: 'POST', url: `/v1/organization/${org}/users`, token: admin.token,
+    payload: { username: 'credit.writer', password: 'long enough password', roleTemplateId: writer },
+  })).statusCode, 201, 'permissions the administrator itself lacks')
 })

@@ -2,7 +2,8 @@ import t, { type Test } from 'tap'
 import { builtInRoleTemplateId } from '../../src/commands/identity.js'
 import { ManualClock } from '../../src/shared/clock.js'
 import { newId } from '../../src/shared/ids.js'
-import { createTestApp } from '../helpers/app.js'
+import type { Permission } from '../../src/shared/permissions.js'
+import { createTestApp, type TestApp } from '../helpers/app.js'
 import { createOrganization, memberToken } from '../helpers/organizations.js'
 
 const setup = async (t: Test) => {
@@ -126,4 +127,75 @@ t.test('another organization\'s templates are a 404; reading and writing need th
   const outsider = await call({ method: 'GET', url: `/v1/organization/${other.id}/role-template`, token: analyst })
   t.equal(outsider.statusCode, 403)
   t.equal(outsider.json().data.code, 'ORGANIZATION_FORBIDDEN')
+})
+
+/** A client whose membership uses a new template with exactly these permissions (made by the platform administrator). */
+const memberWithTemplate = async (svc: TestApp, permissions: readonly Permission[]) => {
+  const template = await svc.call({
+    method: 'POST', url: `/v1/organization/${svc.organizationId}/role-template`, token: svc.adminToken, payload: { name: `own ${newId()}`, permissions },
+  })
+  const templateId: string = template.json().data.id
+  const client = await svc.call({
+    method: 'POST', url: '/v1/oauth/clients', token: svc.adminToken,
+    payload: { name: `member ${newId()}`, scopes: [], organizationId: svc.organizationId, roleTemplateId: templateId },
+  })
+  const { client_id, client_secret } = client.json().data.client
+  return { templateId, token: await svc.clientToken(client_id, client_secret) }
+}
+
+t.test('a client holding only WriteRoleTemplate cannot add AdministerOrganization to its own template nor create a template with permissions it lacks', async (t) => {
+  const { svc, call, base } = await setup(t)
+  const { templateId, token } = await memberWithTemplate(svc, ['WriteRoleTemplate'])
+
+  const widen = await call({ method: 'PUT', url: `${base}/${templateId}`, token, payload: { permissions: ['WriteRoleTemplate', 'AdministerOrganization'] } })
+  t.equal(widen.statusCode, 403)
+  t.same(widen.json().data, {
+    code: 'FORBIDDEN', message: 'the caller lacks permissions of the role template: AdministerOrganization', permission: 'AdministerOrganization', missing: ['AdministerOrganization'],
+  })
+  const me = await svc.call({ method: 'GET', url: '/v1/me/permissions', token, organizationId: svc.organizationId })
+  t.same(me.json().data, { organizationId: svc.organizationId, permissions: ['WriteRoleTemplate'], isAdministrator: false }, 'not administrator on the next request')
+  t.same((await call({ method: 'GET', url: `${base}/${templateId}` })).json().data.permissions, ['WriteRoleTemplate'], 'the template is unchanged')
+
+  const created = await call({ method: 'POST', url: base, token, payload: { name: 'Everything', permissions: ['ReadCredit', 'WriteRoleTemplate', 'ManageMembers'] } })
+  t.equal(created.statusCode, 403)
+  t.match(created.json().data, { code: 'FORBIDDEN', permission: 'ReadCredit', missing: ['ReadCredit', 'ManageMembers'] })
+  t.same((await call({ method: 'GET', url: `${base}?search=Everything` })).json().data, [], 'nothing was created')
+
+  // An existing template it did not make cannot be widened either, while edits within its permissions pass.
+  const other = (await call({ method: 'POST', url: base, payload: { name: 'Reader', permissions: ['ReadCredit'] } })).json().data
+  const widenOther = await call({ method: 'PUT', url: `${base}/${other.id}`, token, payload: { permissions: ['ReadCredit', 'WriteCredit'] } })
+  t.equal(widenOther.statusCode, 403)
+  t.same(widenOther.json().data.missing, ['ReadCredit', 'WriteCredit'])
+  const own = await call({ method: 'POST', url: base, token, payload: { name: 'Template editors', permissions: ['WriteRoleTemplate'] } })
+  t.equal(own.statusCode, 201, 'a template within the caller\'s permissions')
+  t.equal((await call({ method: 'PUT', url: `${base}/${own.json().data.id}`, token, payload: { permissions: [] } })).statusCode, 200)
+  t.equal((await call({ method: 'PUT', url: `${base}/${templateId}`, token, payload: { name: 'Renamed' } })).statusCode, 200, 'fields other than permissions are no grant')
+})
+
+t.test('a client holding only WriteRoleTemplate cannot edit a template holding permissions it lacks, not even to narrow it', async (t) => {
+  const { svc, call, base } = await setup(t)
+  const { token } = await memberWithTemplate(svc, ['WriteRoleTemplate'])
+  const administrator = builtInRoleTemplateId(svc.organizationId, 'administrator')
+  const strip = await call({ method: 'PUT', url: `${base}/${administrator}`, token, payload: { permissions: ['WriteRoleTemplate'] } })
+  t.equal(strip.statusCode, 403)
+  t.match(strip.json().data, { code: 'FORBIDDEN', permission: 'ReadCredit' })
+  t.notOk(strip.json().data.missing.includes('WriteRoleTemplate'), 'only what the caller lacks is named')
+  t.equal((await call({ method: 'PUT', url: `${base}/${administrator}`, token, payload: { name: 'Mine' } })).statusCode, 403, 'nor any other field of it')
+  const stored = (await call({ method: 'GET', url: `${base}/${administrator}` })).json().data
+  t.match(stored, { name: 'Administrator' })
+  t.ok(stored.permissions.includes('AdministerOrganization'), 'the Administrator template keeps every permission')
+})
+
+t.test('an organization administrator may create and edit templates with any permissions, its own membership\'s included', async (t) => {
+  const { svc, call, base } = await setup(t)
+  // Not every permission: AdministerOrganization is what exempts it from the rule.
+  const { templateId, token } = await memberWithTemplate(svc, ['AdministerOrganization', 'WriteRoleTemplate'])
+  const created = await call({ method: 'POST', url: base, token, payload: { name: 'Credit desk', permissions: ['ReadCredit', 'WriteCredit'] } })
+  t.equal(created.statusCode, 201)
+  const updated = await call({ method: 'PUT', url: `${base}/${created.json().data.id}`, token, payload: { permissions: ['ReadCredit', 'WriteCredit', 'ApproveOrder'] } })
+  t.equal(updated.statusCode, 200)
+  const own = await call({ method: 'PUT', url: `${base}/${templateId}`, token, payload: { permissions: ['AdministerOrganization', 'WriteRoleTemplate', 'ReadTax'] } })
+  t.equal(own.statusCode, 200)
+  const me = await svc.call({ method: 'GET', url: '/v1/me/permissions', token, organizationId: svc.organizationId })
+  t.ok(me.json().data.permissions.includes('ReadTax'))
 })

@@ -99,7 +99,7 @@ t.test('an administrator lifts a sign-in lock, and a password reset ends the use
   t.equal((await protectedCall(svc, user.token)).statusCode, 200, 'an unlock ends no token')
 
   await lock()
-  await addMember(svc, org, 'gert', ['ManageMembers'])
+  await addMember(svc, org, 'gert', 'administrator')
   const scoped = (await passwordGrant(svc, 'gert', PASSWORD)).json<{ access_token: string }>()
   const withoutScope = await requestToken(svc.app, { grant_type: 'password', username: 'gert', password: PASSWORD, scope: 'users:read', ...adminClient(svc) })
   const unscoped = await svc.call({
@@ -171,4 +171,29 @@ t.test('a new client secret replaces the old one at once; a client cannot change
   const other = await createOrganization(svc, 'Other')
   const across = await svc.call({ method: 'POST', url: `/v1/organization/${other}/clients/${app.client_id}/revoke`, token: svc.adminToken })
   t.equal(across.statusCode, 404, 'a client is changed only under its own organization')
+})
+
+t.test('a member acts only on users and clients whose permissions it holds itself; an administrator on any', async (t) => {
+  const svc = await createTestApp(t)
+  const org = svc.organizationId
+  const manager = await addMember(svc, org, 'lena', ['ManageMembers'])
+  const boss = await addMember(svc, org, 'max', 'administrator')
+  const peer = await addMember(svc, org, 'nina', ['ManageMembers'])
+  const powerful = await newClient(svc, org, 'admin app')
+  for (const action of ['deactivate', 'unlock', 'password']) {
+    const refused = await svc.call({
+      method: 'POST', url: `${users(org)}/${boss.userId}/${action}`, token: manager.token,
+      ...(action === 'password' ? { payload: { newPassword: 'staple battery horse' } } : {}),
+    })
+    t.equal(refused.statusCode, 403, `${action} of an administrator by a mere manager is refused`)
+    t.equal(refused.json().data.code, 'FORBIDDEN')
+    t.ok(refused.json().data.missing.includes('AdministerOrganization'))
+  }
+  t.equal((await protectedCall(svc, boss.token)).statusCode, 200, 'the administrator was left as it was')
+  const rotate = await svc.call({ method: 'POST', url: `/v1/organization/${org}/clients/${powerful.client_id}/secret`, token: manager.token })
+  t.equal(rotate.statusCode, 403, 'nor may it take an administrator client\'s role by giving it a new secret')
+  const reset = await svc.call({ method: 'POST', url: `${users(org)}/${peer.userId}/password`, token: manager.token, payload: { newPassword: 'staple battery horse' } })
+  t.equal(reset.statusCode, 204, 'a user holding no more than the caller is within reach')
+  const byBoss = await svc.call({ method: 'POST', url: `${users(org)}/${manager.userId}/deactivate`, token: boss.token })
+  t.equal(byBoss.statusCode, 200, 'an organization administrator acts on anyone')
 })

@@ -119,6 +119,37 @@ export const requirePermissions = (context: OrganizationContext, required: reado
 }
 
 /**
+ * The one rule for granting permissions: a caller may assign a role template to
+ * a new user or client, create one, or edit one only when it holds every
+ * permission of it itself in that organization (for an edit: those the template
+ * holds as stored and those it is to hold), unless it is the organization's
+ * administrator (`AdministerOrganization`) or a platform administrator. Refuses
+ * with 403 FORBIDDEN naming the first permission it lacks (as
+ * `requirePermissions` does) and all of them in `missing`. Names not in the
+ * catalogue grant nothing (see `permissionsOf`), so they are not counted.
+ */
+export const requireGrantable = (principal: Principal, context: OrganizationContext, permissions: readonly string[]): void => {
+  if (principal.isPlatformAdmin || context.isAdministrator) return
+  const missing = [...new Set(permissions)].filter((p) => isPermission(p) && !context.permissions.has(p))
+  const first = missing[0]
+  if (first !== undefined) {
+    throw new AppError('FORBIDDEN', `the caller lacks permissions of the role template: ${missing.join(' ')}`, { permission: first, missing })
+  }
+}
+
+/**
+ * `requireGrantable` for a role template to be assigned, with its permissions as
+ * the read model holds them now. An unknown template passes here: the creation
+ * itself refuses it (400, `body.roleTemplateId`).
+ */
+export const requireAssignable = (queries: Queries, principal: Principal, context: OrganizationContext, roleTemplateId: string): Maybe<void> => {
+  if (principal.isPlatformAdmin || context.isAdministrator) return
+  return whenReady(queries.roleTemplates.get(context.id, roleTemplateId), (template) => {
+    if (template !== null) requireGrantable(principal, context, template.permissions)
+  })
+}
+
+/**
  * Resolves the organization a route acts in (from `Organization-ID`,
  * `Config-Organization-ID` or the path), checks the caller belongs to it and
  * is allowed what the route needs.
