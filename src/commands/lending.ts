@@ -7,6 +7,7 @@ import { creditAggregate, type CreditCommand } from './credit.js'
 import { creditLimitAggregate, creditLimitIdOf, limitRefusal } from './creditLimit.js'
 import { creditLineAggregate, methodNames, type CreditLineState } from './creditLine.js'
 import type { CommandContext, CommandHandler } from './handler.js'
+import { organizationAggregate } from './organization.js'
 import { profileAggregate } from './profile.js'
 import { webhookAggregate } from './webhook.js'
 
@@ -39,6 +40,17 @@ const checkWebhookLinks = async (commands: CommandHandler, organizationId: strin
   if (errors.length > 0) throw invalidFields(errors)
 }
 
+/**
+ * A line belongs to a configuration of its own organization; an organization
+ * has one, its default. Another organization's is refused as an unknown one is.
+ */
+const checkConfiguration = async (commands: CommandHandler, organizationId: string, entityConfigID: string | undefined) => {
+  if (entityConfigID === undefined) return
+  const { state } = await commands.load(organizationAggregate, organizationId)
+  if (state.status !== 'none' && state.defaultConfigId === entityConfigID) return
+  throw invalidFields([{ field: 'body.entityConfigID', message: `configuration ${entityConfigID} does not exist in this organization` }])
+}
+
 const unique = (ids: string[] | undefined) => (ids === undefined ? undefined : [...new Set(ids)])
 
 export const createCreditLine = async (
@@ -46,6 +58,7 @@ export const createCreditLine = async (
   input: { creditLineId: string; organizationId: string; configuration: CreditLineConfiguration; now: string },
   context: CommandContext,
 ) => {
+  await checkConfiguration(commands, input.organizationId, input.configuration.entityConfigID)
   await checkWebhookLinks(commands, input.organizationId, input.configuration, {})
   const configuration = {
     ...input.configuration,
@@ -70,6 +83,7 @@ export const updateCreditLine = async (
   context: CommandContext,
 ) => {
   const line = await loadCreditLineIn(commands, input.organizationId, input.creditLineId)
+  await checkConfiguration(commands, input.organizationId, input.changes.entityConfigID)
   await checkWebhookLinks(commands, input.organizationId, input.changes, line.configuration)
   const changes = { ...input.changes }
   const orderLinks = unique(changes.onOrderWebhooks)

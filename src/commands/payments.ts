@@ -46,8 +46,10 @@ export interface CreatedOrder {
   position: number
 }
 
-const existingOrder = (state: PaymentOrderState, organizationId: string, requestHash: string, key: string, position: number): CreatedOrder => {
-  if (state.order === null || state.order.organizationId !== organizationId) throw notFound('credit')
+const existingOrder = (
+  state: PaymentOrderState, scope: { organizationId: string; creditId: string }, requestHash: string, key: string, position: number,
+): CreatedOrder => {
+  if (state.order === null || state.order.organizationId !== scope.organizationId) throw notFound('credit', scope.creditId)
   if (state.order.requestHash !== requestHash) {
     throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this Key was already used for a different payment order request on this credit', {
       key, orderId: state.order.orderId,
@@ -103,11 +105,12 @@ export const createPaymentOrder = async (
   const orderId = key === '' ? newId() : keyedOrderId(creditId, key)
   const earlier = async () => {
     const existing = await commands.load(paymentOrderAggregate, orderId)
-    return existing.revision === 'no_stream' ? null : existingOrder(existing.state, organizationId, requestHash, key, existing.position)
+    return existing.revision === 'no_stream' ? null : existingOrder(existing.state, { organizationId, creditId }, requestHash, key, existing.position)
   }
+  // The credit is checked in the caller's organization before the Key is looked up, so another organization's Keys stay unobservable.
+  const credit = await loadCreditIn(commands, organizationId, creditId)
   const before = key === '' ? null : await earlier()
   if (before !== null) return before
-  const credit = await loadCreditIn(commands, organizationId, creditId)
   if (credit.status !== 'Desembolsado') {
     throw new AppError('CREDIT_NOT_PAYABLE', `payment orders need a Desembolsado credit; this one is ${credit.status}`, { state: credit.status })
   }

@@ -144,7 +144,8 @@ export const exportTypeInfo: { [T in ExportType]: ExportTypeInfo } = {
   'ledger-a-individual': { permissions: receivables, legacyPath: '/export/ledger-a-individual' },
   'ledger-a-clients': { permissions: receivables, legacyPath: '/export/ledger-a-clients' },
   'disbursements': { permissions: receivables, legacyPath: '/export/disbursements' },
-  'quantitative-scoring': { permissions: receivables, legacyPath: '/export/quantitative-scoring' },
+  // Scoring cases carry each credit's automatic score and decision.
+  'quantitative-scoring': { permissions: [...receivables, 'ReadAnalysis'], legacyPath: '/export/quantitative-scoring' },
   'refinance': { permissions: receivables, legacyPath: '/export/refinance' },
   'csv-a': { permissions: receivables, legacyPath: '/export/csv-a' },
   'receivables-cutoff': { permissions: receivables, legacyPath: '/export/receivables/cutoff' },

@@ -35,7 +35,9 @@ const lineFields = (creating: boolean) => {
     timeDefault: Months('default term'),
     rate: Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', description: RATE_DESCRIPTION }),
     rateType: Type.Optional(Type.Enum(rateTypes, withDefault('FIXED', { description: 'how `rate` is read; both are fixed for the life of a credit' }))),
-    entityConfigID: Type.Optional(Type.String({ format: 'uuid', description: 'configuration the line belongs to; default: the organization\'s default configuration' })),
+    entityConfigID: Type.Optional(Type.String({
+      format: 'uuid', description: 'configuration the line belongs to: the organization\'s own (its default configuration, also the default); any other is refused',
+    })),
     currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code' }),
     jurisdictionCode: Type.String({ minLength: 1, maxLength: 20, description: 'e.g. an ISO 3166 code such as CO' }),
     jurisdiction: Type.Optional(Jurisdiction),

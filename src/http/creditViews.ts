@@ -75,7 +75,7 @@ const creditFields = {
     decision: Type.Enum(['approve', 'review', 'reject'] as const),
     reasons: Type.Array(Type.String(), { description: 'each variable, penalty and bonus that counted, and the decision' }),
     scoredAt: Timestamp,
-  }, { description: 'the automatic score (docs/scoring.md); null when the organization had no default model in force at the request' })]),
+  }, { description: 'the automatic score (docs/scoring.md); null when the organization had no default model in force at the request, or when the caller lacks ReadAnalysis' })]),
   taxes: Type.Array(Type.Object({
     taxId: Uuid, name: Type.String(), type: Type.String(), appliesTo: Type.String({ description: 'CREDIT' }), base: MoneyString,
     percentage: Type.String({ description: 'decimal string' }), amount: MoneyString, currency: Type.String(), appliedAt: Timestamp,

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import { Type } from 'typebox'
+import { Type, type Static } from 'typebox'
 import { creditAggregate, type CreditCommand } from '../commands/credit.js'
 import { disburseCredit, loadCreditIn, requestCredit } from '../commands/lending.js'
 import { profileAggregate } from '../commands/profile.js'
@@ -45,9 +45,13 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     if (doc === null) throw notFound('credit', creditId)
     return doc
   }
-  const respond = async (organizationId: string, creditId: string) => {
-    const doc = await load(organizationId, creditId)
-    return { status: 'success' as const, data: { credit: creditView(doc, doc.debtor, today()) } }
+  /** The automatic score is an analysis: shown only to a caller holding ReadAnalysis (null otherwise). */
+  const scoresVisible = (request: FastifyRequest) => organizationOf(request).permissions.has('ReadAnalysis')
+  const forCaller = (request: FastifyRequest, credit: Static<typeof Credit>): Static<typeof Credit> =>
+    scoresVisible(request) ? credit : { ...credit, score: null }
+  const respond = async (request: FastifyRequest, creditId: string) => {
+    const doc = await load(organizationOf(request).id, creditId)
+    return { status: 'success' as const, data: { credit: forCaller(request, creditView(doc, doc.debtor, today())) } }
   }
 
   app.post('/credits', {
@@ -77,7 +81,7 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       ...(principal === undefined ? {} : { principal }), ...(term === undefined ? {} : { term }), ...(firstDueDate === undefined ? {} : { firstDueDate }),
     }, commandContext(request))
     await services.settle(result.position)
-    return reply.code(201).send(await respond(organizationId, creditId))
+    return reply.code(201).send(await respond(request, creditId))
   })
 
   app.get('/credits', {
@@ -101,7 +105,12 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       ...(state === undefined ? {} : { state }), ...(debtorId === undefined ? {} : { debtorId }), ...(creditLineId === undefined ? {} : { creditLineId }),
     })
     const day = today()
-    return { status: 'success' as const, data: items.map((doc) => creditSummaryView(doc, doc.debtor, day)), pagination: pagination(page, limit, total) }
+    const withScores = scoresVisible(request)
+    const views = items.map((doc) => {
+      const view = creditSummaryView(doc, doc.debtor, day)
+      return withScores ? view : { ...view, score: null }
+    })
+    return { status: 'success' as const, data: views, pagination: pagination(page, limit, total) }
   })
 
   app.get('/credits/:creditid', {
@@ -119,7 +128,7 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
   }, async (request) => {
     const organizationId = organizationOf(request).id
     const { asOf } = request.query
-    if (asOf === undefined) return respond(organizationId, request.params.creditid)
+    if (asOf === undefined) return respond(request, request.params.creditid)
     const moment = new Date(asOf)
     const { state } = await commands.load(creditAggregate, request.params.creditid, { asOf: moment })
     if (state.status === 'none' || state.organizationId !== organizationId) throw notFound('credit', request.params.creditid)
@@ -127,7 +136,7 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     const debtor = profile.exists
       ? debtorOfProfile({ profileId: profile.profileId, organizationId: profile.organizationId, type: profile.profileType, natural: profile.natural, legal: profile.legal, files: { ...profile.files } })
       : null
-    return { status: 'success' as const, data: { credit: creditView(state, debtor, dayOf(moment)) } }
+    return { status: 'success' as const, data: { credit: forCaller(request, creditView(state, debtor, dayOf(moment))) } }
   })
 
   app.get('/credits/:creditid/installments', {
@@ -149,6 +158,7 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     config: { organization: 'header', permissions: ['ReadCredit'] },
     schema: {
       summary: 'The credit\'s event stream in order, with metadata (for auditors)',
+      description: 'The data of a CreditScored event (the automatic score) is empty unless the caller holds ReadAnalysis.',
       tags: ['Credits'],
       headers: OrganizationHeaders,
       params: CreditParams,
@@ -171,7 +181,9 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     const { from, limit } = request.query
     const events = []
     for await (const event of services.history(`${creditAggregate.streamType}-${request.params.creditid}`, { from, limit: limit + 1 })) events.push(event)
-    const page = events.slice(0, limit)
+    // A CreditScored event stays in place (revisions stay contiguous), its analysis only for a caller holding ReadAnalysis.
+    const withScores = scoresVisible(request)
+    const page = events.slice(0, limit).map((event) => event.type === 'CreditScored' && !withScores ? { ...event, data: {} } : event)
     return {
       status: 'success' as const,
       data: { events: page },
@@ -196,7 +208,7 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     const organizationId = organizationOf(request).id
     await loadCreditIn(commands, organizationId, creditId)
     await services.execute(creditAggregate, creditId, command, commandContext(request))
-    return respond(organizationId, creditId)
+    return respond(request, creditId)
   }
   const actor = (request: FastifyRequest) => principalOf(request).id
 
@@ -222,6 +234,6 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       taxes: await queries.taxes.ratesFor(organizationId, ['CREDIT']), by: actor(request), now: clock.now().toISOString(),
     }, commandContext(request))
     await services.settle(result.position)
-    return respond(organizationId, request.params.creditid)
+    return respond(request, request.params.creditid)
   })
 }

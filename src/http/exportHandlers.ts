@@ -7,7 +7,7 @@ import {
 } from '../exports/catalogue.js'
 import { csvStream } from '../exports/csv.js'
 import type { DataSet } from '../exports/dataSets.js'
-import { identifyingReportColumns } from '../exports/reports/sources.js'
+import { reportColumnPermissions } from '../exports/reports/sources.js'
 import type { ExportJobDoc, ExportJobStatus } from '../projections/exports.js'
 import type { Services } from '../services.js'
 import { AppError, invalidFields, isAppError, notFound, type FieldError } from '../shared/errors.js'
@@ -20,18 +20,23 @@ import { pagination } from './schemas.js'
 export const mayUse = (organization: OrganizationContext, type: ExportType): boolean =>
   exportTypeInfo[type].permissions.every((permission) => organization.permissions.has(permission))
 
+/** The export types whose jobs the caller may see: GET /exports lists and the event stream sends only these. */
+export const visibleTypes = (organization: OrganizationContext): ExportType[] => exportTypes.filter((type) => mayUse(organization, type))
+
 export const requireExportPermissions = (organization: OrganizationContext, type: ExportType): void => {
   const missing = exportTypeInfo[type].permissions.find((permission) => !organization.permissions.has(permission))
   if (missing !== undefined) throw new AppError('FORBIDDEN', `permission ${missing} is required for ${type} exports`, { permission: missing })
 }
 
-/** What a body asks for needs its type's permissions; a report naming people (its columns or filters) also ReadChildEntity, as the files that name them do. */
+/** What a body asks for needs its type's permissions; a report's columns and filters also those of `reportColumnPermissions`. */
 const requireBodyPermissions = (organization: OrganizationContext, body: ExportBody): void => {
   requireExportPermissions(organization, body.type)
-  if (body.type !== 'reports' || organization.permissions.has('ReadChildEntity')) return
-  const named = [...body.columns, ...Object.keys(body.filters ?? {})].find((column) => identifyingReportColumns.has(column))
-  if (named !== undefined) {
-    throw new AppError('FORBIDDEN', `permission ReadChildEntity is required for a report with ${named}, which names people`, { permission: 'ReadChildEntity' })
+  if (body.type !== 'reports') return
+  for (const column of [...body.columns, ...Object.keys(body.filters ?? {})]) {
+    const permission = reportColumnPermissions.get(column)
+    if (permission !== undefined && !organization.permissions.has(permission)) {
+      throw new AppError('FORBIDDEN', `permission ${permission} is required for a report with ${column}`, { permission })
+    }
   }
 }
 
@@ -229,7 +234,7 @@ export interface ListParameters {
 /** GET /exports: the organization's jobs of the types the caller may export, newest first. */
 export const listJobs = async (services: Services, request: FastifyRequest, query: ListParameters) => {
   const organization = organizationOf(request)
-  const visible = exportTypes.filter((type) => mayUse(organization, type))
+  const visible = visibleTypes(organization)
   if (visible.length === 0) throw new AppError('FORBIDDEN', 'permission ReadExport or ExportReports is required', { permission: 'ReadExport' })
   if (query.type !== undefined) requireExportPermissions(organization, query.type)
   const { items, total } = await services.queries.exportJobs.list({

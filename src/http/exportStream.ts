@@ -1,10 +1,11 @@
 import { PassThrough, type Writable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { filter } from 'rxjs'
-import { isEventOf, type RecordedOf } from '../events/catalogue.js'
+import { isEventOf, type RecordedEvent, type RecordedOf } from '../events/catalogue.js'
 import { exportEventTypes } from '../events/export.js'
 import type { Services } from '../services.js'
 import { organizationOf } from './context.js'
+import { visibleTypes } from './exportHandlers.js'
 import { needsJobDoc, updateOfDoc, updateOfEvent, updateOfJob, type ExportUpdate } from './exportViews.js'
 
 export const EXPORT_EVENT_NAME = 'export.updated'
@@ -87,15 +88,21 @@ const lastEventIdOf = (request: FastifyRequest): number | null => {
 
 /**
  * GET /exports/sse (and its legacy twin): `export.updated` events of the
- * caller's organization, each with the global position of its event as `id`
- * and the job's state as of that event, as the read model has it (a failed,
- * expired or file-deleted job keeps its rows and expiry).
+ * caller's organization, only of jobs whose type GET /exports lists to the
+ * caller, each with the global position of its event as `id` and the job's
+ * state as of that event, as the read model has it (a failed, expired or
+ * file-deleted job keeps its rows and expiry).
  * A client that reconnects with `Last-Event-ID` first gets the current state
  * of every job changed after that position (from the read model), then the
  * live events; a heartbeat comment keeps proxies from closing the idle stream.
  */
 export const streamExportEvents = (services: Services, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
-  const organizationId = organizationOf(request).id
+  const organization = organizationOf(request)
+  const organizationId = organization.id
+  const types = visibleTypes(organization)
+  const visible: ReadonlySet<string> = new Set(types)
+  const followed = (event: RecordedEvent): event is ExportRecorded =>
+    isEventOf(event, exportEventTypes) && event.data.organizationId === organizationId && visible.has(event.data.exportType)
   const { config } = services
   const out = new PassThrough()
   const channel = new SseChannel(out, config.exportsSseMaxBufferBytes, () =>
@@ -134,7 +141,7 @@ export const streamExportEvents = (services: Services, request: FastifyRequest, 
     tail = sent
   }
   const subscription = services.hub.events$
-    .pipe(filter((event): event is ExportRecorded => isEventOf(event, exportEventTypes) && event.data.organizationId === organizationId))
+    .pipe(filter(followed))
     .subscribe({
       next: (event) => {
         if (held === null) {
@@ -156,7 +163,7 @@ export const streamExportEvents = (services: Services, request: FastifyRequest, 
   out.once('close', cleanup)
 
   const catchUp = async (after: number) => {
-    for await (const doc of services.queries.exportJobs.changedSince(organizationId, after)) {
+    for await (const doc of services.queries.exportJobs.changedSince(organizationId, after, types)) {
       if (channel.isClosed) return
       const position = doc._position ?? 0
       forward(position, updateOfDoc(doc, services.clock.now()))

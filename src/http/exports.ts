@@ -88,6 +88,7 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     schema: {
       summary: 'Server-sent events of the organization\'s export jobs',
       description: 'Event `export.updated`, data `{id, status, type, progress, error?, expiredAt?}`, `id:` the event\'s global position. ' +
+        'Only jobs of the types GET /v1/exports lists to the caller. ' +
         'Reconnect with Last-Event-ID to get the current state of every job changed since. A `: heartbeat` comment comes every ' +
         'EXPORTS_SSE_HEARTBEAT_MS.',
       tags,

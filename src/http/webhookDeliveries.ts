@@ -31,13 +31,14 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<{ services: Servic
   const { queries } = services
   const sender = new WebhookSender(services)
 
+  // The answer carries the request rendered from the credit and its debtor: reading that is ReadCredit's.
   app.post('/webhook/:webhookid/request', {
-    config: { organization: 'header', permissions: ['WriteWebhook'] },
+    config: { organization: 'header', permissions: ['WriteWebhook', 'ReadCredit'] },
     schema: {
       summary: 'Send a logged send again for its credit, rendered afresh against the credit as it is now',
       description: 'The log must be a send of this webhook for this credit (else 404). The new send is logged as a manual send ' +
         '(trigger.logID names the log it repeats) and answered like POST /webhook-test: a failed send is still a 200 with outcome failed. ' +
-        'An archived webhook answers 409 NOT_ACTIVE.',
+        'An archived webhook answers 409 NOT_ACTIVE. Needs WriteWebhook and ReadCredit.',
       tags: ['Webhooks'],
       headers: OrganizationHeaders,
       params: Type.Object({ webhookid: Uuid }),

@@ -109,10 +109,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     return { status: 'success' as const, data: webhookView(await load(organizationId, request.params.webhookid)) }
   })
 
+  // Send logs hold requests rendered from credits and their debtors, as GET /credits/{id}/webhook-logs does: ReadCredit as well.
   app.get('/webhook/:webhookid/logs', {
-    config: { organization: 'header', permissions: ['ReadWebhook'] },
+    config: { organization: 'header', permissions: ['ReadWebhook', 'ReadCredit'] },
     schema: {
       summary: 'Sends of a webhook (automatic, manual and test), newest first',
+      description: 'Needs ReadWebhook and ReadCredit: the logged requests carry credit and debtor data.',
       tags: ['Webhooks'],
       headers: OrganizationHeaders,
       params: Params,

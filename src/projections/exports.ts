@@ -128,9 +128,9 @@ export const exportJobQueries = (store: ReadStore) => {
     stale: (before: string) => docs.stream({ status: 'running', heartbeatAt: { $lt: before } }),
     /** Done jobs whose retention has passed and whose expiry is not recorded yet. */
     dueForExpiry: (now: string) => docs.stream({ status: 'done', expiredAt: null, expiresAt: { $lte: now } }),
-    /** The organization's jobs changed after a global position, oldest change first (SSE catch-up). */
-    changedSince: (organizationId: string, position: number) =>
-      docs.stream({ organizationId, _position: { $gt: position } }, { sort: { _position: 1 } }),
+    /** The organization's jobs of these types changed after a global position, oldest change first (SSE catch-up). */
+    changedSince: (organizationId: string, position: number, types: readonly string[]) =>
+      docs.stream({ organizationId, exportType: { $in: [...types] }, _position: { $gt: position } }, { sort: { _position: 1 } }),
     /** Reports jobs of an organization still queued or running, and those requested since a moment (the cap). */
     reportsActivity: async (organizationId: string, since: string) => {
       const [active, recent] = await Promise.all([

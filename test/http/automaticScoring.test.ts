@@ -7,7 +7,7 @@ import { ManualClock } from '../../src/shared/clock.js'
 import { newId } from '../../src/shared/ids.js'
 import { createTestApp } from '../helpers/app.js'
 import { lending, nextEvent } from '../helpers/lending.js'
-import { createProfile, defaultConfigOf } from '../helpers/organizations.js'
+import { createProfile, defaultConfigOf, memberToken } from '../helpers/organizations.js'
 import { consumerModel as model } from '../helpers/scoring.js'
 
 const person = (birthDate: string, monthlyIncome: string, employmentType: NaturalPerson['employmentType']): NaturalPerson => ({
@@ -157,4 +157,34 @@ t.test('a credit of another organization is scored with that organization\'s mod
   const their = (await theirs.call('GET', `/v1/credits/${theirCredit.ID}`)).json().data.credit
   t.match(their, { state: 'Solicitado', score: null }, 'no model in their configuration')
   t.equal((await lend.call('GET', `/v1/credits/${theirCredit.ID}`)).statusCode, 404)
+})
+
+t.test('the score is an analysis: without ReadAnalysis the credit shows none, its CreditScored event is empty, and exports of it are refused', async (t) => {
+  const { svc, lend, scoringModel, request } = await setup(t)
+  await scoringModel()
+  const approval = nextEvent(lend.svc.runtime, 'CreditApproved')
+  const approved = await request(solvent)
+  await approval
+  const reader = await memberToken(svc, svc.organizationId, ['ReadCredit', 'ReadExport', 'ReadReceivables', 'ExportReports'])
+  const analyst = await memberToken(svc, svc.organizationId, ['ReadCredit', 'ReadAnalysis', 'ReadExport', 'ReadReceivables', 'ExportReports'])
+  const get = (token: string, url: string) => svc.call({ method: 'GET', url, token, organizationId: svc.organizationId })
+
+  t.equal((await get(reader, `/v1/credits/${approved.ID}`)).json().data.credit.score, null, 'no score without ReadAnalysis')
+  t.equal((await get(reader, `/v1/credits/${approved.ID}?asOf=2026-01-16T00:00:00.000Z`)).json().data.credit.score, null, 'nor as of a moment')
+  t.equal((await get(reader, '/v1/credits')).json().data[0].score, null, 'nor in the list')
+  t.match((await get(analyst, '/v1/credits')).json().data[0].score, { score: '79' })
+  t.match((await get(analyst, `/v1/credits/${approved.ID}`)).json().data.credit.score, { score: '79', decision: 'approve' }, 'with it, the score')
+  const scoredEvent = (body: { data: { events: Array<{ type: string; data: object }> } }) => body.data.events.find((e) => e.type === 'CreditScored')
+  t.same(scoredEvent((await get(reader, `/v1/credits/${approved.ID}/events`)).json())?.data, {}, 'the event stays in the history, its data empty')
+  t.match(scoredEvent((await get(analyst, `/v1/credits/${approved.ID}/events`)).json())?.data, { score: '79', decision: 'approve' })
+
+  const exportOf = (token: string, payload: object) => svc.call({ method: 'POST', url: '/v1/exports', token, organizationId: svc.organizationId, payload })
+  const scoring = await exportOf(reader, { type: 'quantitative-scoring' })
+  t.equal(scoring.statusCode, 403, 'the scoring-cases export needs ReadAnalysis')
+  t.equal(scoring.json().data.permission, 'ReadAnalysis')
+  t.equal((await exportOf(analyst, { type: 'quantitative-scoring' })).statusCode, 202)
+  const report = await exportOf(reader, { type: 'reports', format: 'consolidated', columns: ['credits.id', 'credits.score'] })
+  t.equal(report.statusCode, 403, 'so does a report with the score')
+  t.equal(report.json().data.permission, 'ReadAnalysis')
+  t.equal((await exportOf(reader, { type: 'reports', format: 'consolidated', columns: ['credits.id', 'credits.state'] })).statusCode, 202, 'a report without it does not')
 })

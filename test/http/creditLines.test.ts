@@ -1,6 +1,7 @@
 import t from 'tap'
 import { createTestApp } from '../helpers/app.js'
 import { archiveWebhook, createOrganization, createWebhook, lending, lineBody, memberToken } from '../helpers/lending.js'
+import { defaultConfigOf } from '../helpers/organizations.js'
 
 t.test('a credit line is created with defaults, read back at once, and changed by PATCH', async (t) => {
   const svc = await createTestApp(t)
@@ -116,6 +117,32 @@ t.test('the three product shapes: public without a token, custom for the organiz
   t.match(description, /GET \/products \(public\).*GET \/custom-products.*ProductDTO/s, 'the shapes are documented side by side')
   t.match(openapi.paths['/v1/products'].get.responses['200'].content['application/json'].schema.properties.data.properties.products.items.properties.timeMin.description, /months/)
   t.same(openapi.paths['/v1/products'].get.security, [])
+})
+
+t.test('a line takes only its own organization\'s configuration: another organization\'s is refused as an unknown one is', async (t) => {
+  const svc = await createTestApp(t)
+  const l = await lending(svc)
+  const foreignConfig = await defaultConfigOf(svc, await createOrganization(svc, 'Otra S.A.'))
+  const refusalOf = async (method: 'POST' | 'PATCH', url: string, entityConfigID: string) => {
+    const response = await l.call(method, url, method === 'POST' ? lineBody({ entityConfigID }) : { entityConfigID })
+    t.equal(response.statusCode, 400, `${method} with ${entityConfigID}`)
+    t.equal(response.json().data.code, 'VALIDATION_ERROR')
+    return response.json().data.errors
+  }
+  const unknown = '00000000-0000-4000-8000-000000000000'
+  t.same(await refusalOf('POST', '/v1/credit-lines', foreignConfig),
+    [{ field: 'body.entityConfigID', message: `configuration ${foreignConfig} does not exist in this organization` }])
+  t.same(await refusalOf('POST', '/v1/credit-lines', unknown),
+    [{ field: 'body.entityConfigID', message: `configuration ${unknown} does not exist in this organization` }])
+  const own = await defaultConfigOf(svc, svc.organizationId)
+  const created = await l.call('POST', '/v1/credit-lines', lineBody({ entityConfigID: own }))
+  t.equal(created.statusCode, 201, 'its own default configuration is taken')
+  const url = `/v1/credit-lines/${created.json().data.creditLine.ID}`
+  t.same((await refusalOf('PATCH', url, foreignConfig)).map((e: { field: string }) => e.field), ['body.entityConfigID'])
+  t.same((await refusalOf('PATCH', url, unknown)).map((e: { field: string }) => e.field), ['body.entityConfigID'])
+  t.equal((await l.call('GET', url)).json().data.creditLine.entityConfigID, own, 'a refused PATCH changes nothing')
+  t.equal((await l.call('PATCH', url, { entityConfigID: own })).statusCode, 200)
+  t.equal((await l.call('GET', '/v1/credit-lines')).json().pagination.total_items, 1, 'no line was created by the refused requests')
 })
 
 t.test('tenant isolation and permissions', async (t) => {

@@ -60,6 +60,9 @@ const listen = async (
   return { svc, clock, address }
 }
 
+/** What a member needs to follow the stream and see receivables jobs on it. */
+const FOLLOWER = ['ReadExport', 'ReadOrder', 'ReadReceivables'] as const
+
 const doneOf = (id: string) => (received: Received[]) => received.some((r) => r.update.id === id && r.update.status === 'done')
 
 const exportOf = async (svc: TestApp, organizationId: string) => {
@@ -71,8 +74,8 @@ const exportOf = async (svc: TestApp, organizationId: string) => {
 t.test('subscribers get their own organization\'s export.updated events, in order, with ids', async (t) => {
   const { svc, address } = await listen(t)
   const other = await createOrganization(svc, 'Other lender')
-  const mine = subscribe(address, await memberToken(svc, svc.organizationId, ['ReadExport', 'ReadOrder']), svc.organizationId)
-  const theirs = subscribe(address, await memberToken(svc, other, ['ReadExport', 'ReadOrder']), other)
+  const mine = subscribe(address, await memberToken(svc, svc.organizationId, FOLLOWER), svc.organizationId)
+  const theirs = subscribe(address, await memberToken(svc, other, FOLLOWER), other)
   t.teardown(() => { mine.source.close(); theirs.source.close() })
   await Promise.all([mine.opened, theirs.opened])
 
@@ -93,7 +96,7 @@ t.test('subscribers get their own organization\'s export.updated events, in orde
 
 t.test('a client reconnecting with Last-Event-ID gets what it missed, then live events', async (t) => {
   const { svc, address } = await listen(t)
-  const token = await memberToken(svc, svc.organizationId, ['ReadExport', 'ReadOrder'])
+  const token = await memberToken(svc, svc.organizationId, FOLLOWER)
   const first = subscribe(address, token, svc.organizationId)
   await first.opened
   const seen = await exportOf(svc, svc.organizationId)
@@ -140,7 +143,7 @@ t.test('the stream is text/event-stream with a heartbeat comment; it needs ReadE
 
 t.test('the legacy stream sends the same events, with deprecation headers', async (t) => {
   const { svc, address } = await listen(t)
-  const token = await memberToken(svc, svc.organizationId, ['ReadExport', 'ReadOrder'])
+  const token = await memberToken(svc, svc.organizationId, FOLLOWER)
   const legacy = subscribe(address, token, svc.organizationId, { path: '/v1/export/orders/receivables/sse' })
   const canonical = subscribe(address, token, svc.organizationId)
   t.teardown(() => { legacy.source.close(); canonical.source.close() })
@@ -152,6 +155,29 @@ t.test('the legacy stream sends the same events, with deprecation headers', asyn
   t.equal(raw.headers.get('deprecation'), 'true')
   t.equal(raw.headers.get('link'), '</v1/exports/sse>; rel="successor-version"')
   await raw.body?.cancel()
+})
+
+t.test('the stream and its catch-up carry only jobs of the types GET /v1/exports lists to the caller', async (t) => {
+  const { svc, address } = await listen(t, { dataSets: () => [fixtureDataSet('debtors', 3)] })
+  const token = await memberToken(svc, svc.organizationId, FOLLOWER)
+  const live = subscribe(address, token, svc.organizationId)
+  const legacy = subscribe(address, token, svc.organizationId, { path: '/v1/export/orders/receivables/sse' })
+  t.teardown(() => { live.source.close(); legacy.source.close() })
+  await Promise.all([live.opened, legacy.opened])
+  const debtors: string = (await postExport(svc, { type: 'debtors' })).json().data.orderID
+  await jobSettled(svc.runtime, debtors)
+  const receivables = await exportOf(svc, svc.organizationId)
+  await Promise.all([live.until(doneOf(receivables)), legacy.until(doneOf(receivables))])
+
+  const listed = await svc.call({ method: 'GET', url: '/v1/exports', token, organizationId: svc.organizationId })
+  t.same(listed.json().data.map((job: { orderID: string }) => job.orderID), [receivables], 'the list hides the debtors job (ReadChildEntity)')
+  t.same([...new Set(live.received.map((r) => r.update.id))], [receivables], 'so do live events')
+  t.same([...new Set(legacy.received.map((r) => r.update.id))], [receivables], 'and the legacy stream')
+  const again = subscribe(address, token, svc.organizationId, { lastEventId: '0' })
+  t.teardown(() => again.source.close())
+  await again.opened
+  await again.until(doneOf(receivables))
+  t.same(again.received.map((r) => r.update.id), [receivables], 'and the Last-Event-ID catch-up')
 })
 
 t.test('the stream ends when the server closes', async (t) => {
@@ -182,7 +208,7 @@ const RETENTION_END = '2026-03-17T09:00:00.000Z'
 /** A job done and then expired with its file deleted by the expiry job, followed live by a member. */
 const expiredWhileFollowed = async (t: Parameters<typeof createTestApp>[0]) => {
   const { svc, clock, address } = await listen(t)
-  const live = subscribe(address, await memberToken(svc, svc.organizationId, ['ReadExport', 'ReadOrder']), svc.organizationId)
+  const live = subscribe(address, await memberToken(svc, svc.organizationId, FOLLOWER), svc.organizationId)
   t.teardown(() => live.source.close())
   await live.opened
   const id = await exportOf(svc, svc.organizationId)
@@ -237,7 +263,7 @@ t.test('a failed job\'s live event shows the rows it had written, as the read mo
     },
   })
   const { svc, address } = await listen(t, { progressEveryRows: 100, dataSets: (runtime) => [failAfterProgress(runtime)] })
-  const live = subscribe(address, await memberToken(svc, svc.organizationId, ['ReadExport', 'ReadOrder']), svc.organizationId)
+  const live = subscribe(address, await memberToken(svc, svc.organizationId, FOLLOWER), svc.organizationId)
   t.teardown(() => live.source.close())
   await live.opened
   const id: string = (await postExport(svc, { type: 'payments' })).json().data.orderID
@@ -255,7 +281,7 @@ t.test('a failed job\'s live event shows the rows it had written, as the read mo
 
 t.test('a live event waiting on a slow read model is not overtaken by later events', async (t) => {
   const { svc, clock, address } = await listen(t)
-  const live = subscribe(address, await memberToken(svc, svc.organizationId, ['ReadExport', 'ReadOrder']), svc.organizationId)
+  const live = subscribe(address, await memberToken(svc, svc.organizationId, FOLLOWER), svc.organizationId)
   t.teardown(() => live.source.close())
   await live.opened
   const first = await exportOf(svc, svc.organizationId)

@@ -58,6 +58,22 @@ t.test('Key: the same request again returns the order (200), another body with t
   t.equal((await l.call('POST', ordersOf(other.ID, other.installments[0]!.ID), { Key: 'k', Amount: '1000' })).statusCode, 201, 'another credit may use it')
 })
 
+t.test('another organization cannot tell from the answer whether a Key was used on a credit it cannot see', async (t) => {
+  const svc = await createTestApp(t)
+  const l = await lending(svc)
+  const credit = await l.disbursedCredit()
+  const url = ordersOf(credit.ID, credit.installments[0]!.ID)
+  t.equal((await l.call('POST', url, { Key: 'used', Amount: '1000' })).statusCode, 201)
+  const outsider = await lending(svc, await createOrganization(svc, 'Otra'))
+  const token = await memberToken(svc, outsider.organizationId)
+  const usedKey = await outsider.call('POST', url, { Key: 'used', Amount: '1000' }, token)
+  const freshKey = await outsider.call('POST', url, { Key: 'fresh', Amount: '1000' }, token)
+  t.equal(usedKey.statusCode, 404)
+  t.equal(freshKey.statusCode, 404)
+  t.equal(usedKey.body, freshKey.body, 'byte-identical bodies')
+  t.match(usedKey.json().data, { code: 'NOT_FOUND', resource: 'credit' })
+})
+
 t.test('many concurrent POSTs with one Key create exactly one order', async (t) => {
   const svc = await createTestApp(t)
   const l = await lending(svc)

@@ -5,6 +5,7 @@ import { organizationApi } from '../helpers/api.js'
 import { createTestApp } from '../helpers/app.js'
 import { firing } from '../helpers/firing.js'
 import { createOrganization } from '../helpers/lending.js'
+import { memberToken } from '../helpers/organizations.js'
 import { startSink } from '../helpers/sink.js'
 
 const testApp = (t: Parameters<typeof createTestApp>[0]) => createTestApp(t, { config: { webhookAllowPrivateNetworks: true } })
@@ -94,6 +95,42 @@ t.test('a re-send names an existing webhook, credit and log of that webhook and 
   t.equal(archived.statusCode, 409)
   t.equal(archived.json().data.code, 'NOT_ACTIVE')
   t.equal(sink.requests.length, sent)
+})
+
+t.test('a webhook\'s send logs and a re-send for a credit need ReadCredit besides the webhook permission; the built-in templates keep what they had', async (t) => {
+  const sink = await startSink(t)
+  const svc = await testApp(t)
+  const f = await firing(svc, sink)
+  const hook = await f.webhook({ tag: 'crm', path: '/crm', requestBody: '{"debtor": {{ .Credit.Debtor.Natural.FirstName | quote }}}' })
+  const credit = await f.l.disbursedCredit({ creditLineId: await f.line({ onDeliveredWebhooks: [hook] }) })
+  const [log] = await f.settled(credit.ID, 1)
+  if (log === undefined) return t.fail('no send')
+  const as = async (role: Parameters<typeof memberToken>[2]) => {
+    const token = await memberToken(svc, svc.organizationId, role)
+    return {
+      logs: () => svc.call({ method: 'GET', url: `/v1/webhook/${hook}/logs`, token, organizationId: svc.organizationId }),
+      resend: () => svc.call({ method: 'POST', url: `/v1/webhook/${hook}/request`, token, organizationId: svc.organizationId, payload: { creditID: credit.ID, logID: log._id } }),
+    }
+  }
+  const sent = sink.requests.length
+
+  const hooksOnly = await as(['ReadWebhook', 'WriteWebhook'])
+  for (const [name, response] of [['logs', await hooksOnly.logs()], ['re-send', await hooksOnly.resend()]] as const) {
+    t.equal(response.statusCode, 403, name)
+    t.match(response.json().data, { code: 'FORBIDDEN', permission: 'ReadCredit' }, `${name}: the hook's envelope, naming ReadCredit`)
+    t.notMatch(response.body, /Ana/, `${name}: no debtor data`)
+  }
+  t.equal(sink.requests.length, sent, 'nothing was re-sent')
+
+  const withCredit = await as(['ReadWebhook', 'WriteWebhook', 'ReadCredit'])
+  t.equal((await withCredit.logs()).statusCode, 200)
+  t.equal((await withCredit.resend()).statusCode, 200)
+  const analyst = await as('analyst')
+  t.equal((await analyst.logs()).statusCode, 200, 'the Analyst template still reads the logs')
+  t.match((await analyst.resend()).json().data, { code: 'FORBIDDEN', permission: 'WriteWebhook' }, 'and still may not re-send')
+  const administrator = await as('administrator')
+  t.equal((await administrator.logs()).statusCode, 200, 'the Administrator template reads the logs')
+  t.equal((await administrator.resend()).statusCode, 200, 'and re-sends')
 })
 
 t.test('a credit\'s webhook logs are paginated, newest first', async (t) => {

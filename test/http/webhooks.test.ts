@@ -2,6 +2,7 @@ import t from 'tap'
 import { webhookAggregate } from '../../src/commands/webhook.js'
 import { organizationApi } from '../helpers/api.js'
 import { createTestApp } from '../helpers/app.js'
+import { memberToken } from '../helpers/organizations.js'
 
 const api = organizationApi
 
@@ -131,4 +132,20 @@ t.test('unknown ids and other organizations\' webhooks are 404; permissions are 
   t.equal((await foreign('GET', '/webhooks')).json().data.length, 0)
   const noOrganization = await svc.call({ method: 'GET', url: '/v1/webhooks', token: svc.adminToken })
   t.equal(noOrganization.statusCode, 400, 'the Organization-ID header is required')
+})
+
+t.test('a webhook is read with ReadWebhook, its send logs (credit and debtor data) only with ReadCredit as well', async (t) => {
+  const svc = await createTestApp(t)
+  const id = (await api(svc)('POST', '/webhook', valid)).json().data.ID
+  const as = async (permissions: Parameters<typeof memberToken>[2]) => {
+    const token = await memberToken(svc, svc.organizationId, permissions)
+    return (url: string) => svc.call({ method: 'GET', url: `/v1${url}`, token, organizationId: svc.organizationId })
+  }
+  const webhookReader = await as(['ReadWebhook'])
+  t.equal((await webhookReader(`/webhook/${id}`)).statusCode, 200)
+  const logs = await webhookReader(`/webhook/${id}/logs`)
+  t.equal(logs.statusCode, 403)
+  t.match(logs.json().data, { code: 'FORBIDDEN', permission: 'ReadCredit' })
+  t.equal((await (await as(['ReadWebhook', 'ReadCredit']))(`/webhook/${id}/logs`)).statusCode, 200)
+  t.match((await (await as(['ReadCredit']))(`/webhook/${id}/logs`)).json().data, { code: 'FORBIDDEN', permission: 'ReadWebhook' })
 })

@@ -1,6 +1,7 @@
 import type { CreditLineDoc } from '../../projections/creditLines.js'
 import type { CreditDoc, InstallmentDoc } from '../../projections/credits.js'
 import type { OrderDoc } from '../../projections/paymentOrders.js'
+import type { Permission } from '../../shared/permissions.js'
 import type { ProfileDoc } from '../../projections/profiles.js'
 import { atMinorUnit } from '../lib/columns.js'
 import { cityCodes, identityOf } from '../lib/identity.js'
@@ -162,10 +163,14 @@ const creditLines: SourceDefinition<'creditLines'> = {
 export const reportSources = { credits, installments, payments, debtors, creditLines } as const
 
 /**
- * Report columns that name a person. Like the files that name people, a report
- * showing (or filtering on) one needs ReadChildEntity besides ExportReports.
+ * Report columns a report may show (or filter on) only with a permission besides ExportReports: those naming a person
+ * need ReadChildEntity, as the files that name people do; the automatic score needs ReadAnalysis, as on the credit.
  */
-export const identifyingReportColumns: ReadonlySet<string> = new Set(['debtors.documentType', 'debtors.documentNumber', 'debtors.name', 'debtors.email', 'debtors.phone'])
+export const reportColumnPermissions: ReadonlyMap<string, Permission> = new Map([
+  ...['debtors.documentType', 'debtors.documentNumber', 'debtors.name', 'debtors.email', 'debtors.phone'].map((column) => [column, 'ReadChildEntity'] as const),
+  ['credits.score', 'ReadAnalysis'],
+  ['credits.scoreDecision', 'ReadAnalysis'],
+])
 
 export const sourceNames: readonly SourceName[] = ['credits', 'installments', 'payments', 'debtors', 'creditLines']
 
