@@ -7,7 +7,7 @@ export const permissionCatalogue = {
   // Named by the interface.
   ReadCredit: 'Read credits, their schedules, events and webhook logs',
   WriteCredit: 'Request, approve, reject, disburse and cancel credits',
-  ReadAnalysis: 'Read credit analyses and scoring results',
+  ReadAnalysis: 'Read credit analyses and scoring results (a credit\'s automatic score)',
   WriteAnalysis: 'Record credit analyses and evaluate scoring models',
   ReadDocument: 'Read documents and signature scans',
   WriteScoringModel: 'Create and update scoring models',
@@ -15,7 +15,7 @@ export const permissionCatalogue = {
   ReadExport: 'Create data exports, read jobs and download their files',
   ExportReports: 'Create, estimate and list sources of `reports` exports',
   ReadReceivables: 'Export receivables, installments, ledgers and portfolio snapshots',
-  ReadOrder: 'Export payment orders and follow export progress',
+  ReadOrder: 'Read payment orders, export them and follow export progress',
   ReadChildEntity: 'Export debtor data sets',
   // Added by the service.
   WriteProfile: 'Create, update, share, copy, activate and deactivate profiles and upload their files',
