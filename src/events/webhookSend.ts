@@ -79,8 +79,10 @@ export type WebhookSendCompleted = Event<'WebhookSendCompleted', {
   response: RecordedResponse | null
   auth: RecordedAuthExchange | null
   error: SendError | null
-  /** name → value extracted by responseQueries from a delivered JSON response. */
+  /** name → value extracted by responseQueries from a delivered JSON response (null for a result cut for its size). */
   responseQueryResults: Record<string, unknown>
+  /** Names whose result was over the size limits and is kept as null (absent in sends recorded before the limits). */
+  responseQueryResultsCut?: string[]
   durationMs: number
   completedAt: string
 }>

@@ -89,6 +89,10 @@ export const AuthExchangeSchema = Type.Object({
   durationMs: Type.Integer(),
 })
 
+const QueryResultsCut = Type.Array(Type.String(), {
+  description: 'names of responseQueries whose result was over 16 KiB (or over 64 KiB with the results before it) and is kept as null',
+})
+
 export const SendLog = Type.Object({
   ID: Uuid,
   webhookID: Nullable(Uuid),
@@ -102,6 +106,7 @@ export const SendLog = Type.Object({
   auth: Nullable(AuthExchangeSchema),
   error: Nullable(SendErrorSchema),
   responseQueryResults: Type.Record(Type.String(), Type.Unknown()),
+  responseQueryResultsCut: QueryResultsCut,
   durationMs: Nullable(Type.Integer()),
   startedAt: Timestamp,
   completedAt: Nullable(Timestamp),
@@ -111,7 +116,8 @@ export const sendLogView = (doc: WebhookSendDoc) => ({
   ID: doc._id, webhookID: doc.webhookId, tag: doc.tag,
   trigger: { type: doc.trigger.type, eventID: doc.trigger.eventId, logID: doc.trigger.logId },
   creditID: doc.creditId, orderID: doc.orderId, status: doc.status, request: doc.request, response: doc.response, auth: doc.auth,
-  error: doc.error, responseQueryResults: doc.responseQueryResults, durationMs: doc.durationMs, startedAt: doc.startedAt, completedAt: doc.completedAt,
+  error: doc.error, responseQueryResults: doc.responseQueryResults, responseQueryResultsCut: doc.responseQueryResultsCut ?? [], durationMs: doc.durationMs,
+  startedAt: doc.startedAt, completedAt: doc.completedAt,
 })
 
 export const SendResult = Type.Object({
@@ -122,6 +128,7 @@ export const SendResult = Type.Object({
   auth: Nullable(AuthExchangeSchema),
   error: Nullable(SendErrorSchema),
   responseQueryResults: Type.Record(Type.String(), Type.Unknown()),
+  responseQueryResultsCut: QueryResultsCut,
   durationMs: Type.Integer(),
 })
 
@@ -130,4 +137,5 @@ export const PreviewResult = Type.Object({
   auth: Nullable(Type.Object({ method: Type.String(), url: Type.String(), headers: Headers, body: Type.String() })),
   error: Nullable(SendErrorSchema),
   responseQueryResults: Type.Record(Type.String(), Type.Unknown()),
+  responseQueryResultsCut: QueryResultsCut,
 })

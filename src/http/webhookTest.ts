@@ -2,14 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { WebhookConfiguration } from '../events/webhook.js'
 import type { Services } from '../services.js'
-import { notFound } from '../shared/errors.js'
+import { AppError, notFound } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
 import { emptyTemplateContext } from '../templates/context.js'
 import { configurationDefaults, resolveConfiguration, unsealed } from '../webhooks/configuration.js'
 import { RenderFailure } from '../webhooks/render.js'
 import { runResponseQueries } from '../webhooks/responseQueries.js'
 import { WebhookSender } from '../webhooks/sender.js'
-import { DEFAULT_AUTH_HEADER } from '../webhooks/token.js'
 import { commandContext, organizationOf } from './context.js'
 import { failures, OrganizationHeaders, Pagination, pagination, PageQuery, Uuid } from './schemas.js'
 import { configurationFields, PreviewResult, SendLog, sendLogView, SendResult } from './webhookSchemas.js'
@@ -40,14 +39,15 @@ export const webhookTestRoutes: FastifyPluginAsyncTypebox<{ services: Services }
     config: { organization: 'header', permissions: ['WriteWebhook'] },
     schema: {
       summary: 'Render and send a webhook now with the empty credit (send=false: only render)',
-      description: 'No stored webhook or credit is needed. The send is logged like any other (under webhookID when given, else in GET /webhook-test/logs).',
+      description: 'No stored webhook or credit is needed. The send is logged like any other (under webhookID when given, else in GET /webhook-test/logs). '
+        + 'Sending as an archived webhook answers 409 NOT_ACTIVE (rendering it with send=false is allowed).',
       tags: ['Webhooks'],
       headers: OrganizationHeaders,
       querystring: Type.Object({ send: Type.Boolean({ default: true, description: 'false: render only, and run responseQueries over sampleResponse' }) }, { additionalProperties: false }),
       body: TestBody,
       response: {
         200: Type.Object({ status: Type.Literal('success'), data: Type.Union([SendResult, PreviewResult]) }),
-        ...failures(400, 401, 403, 404),
+        ...failures(400, 401, 403, 404, 409),
       },
     },
   }, async (request) => {
@@ -55,6 +55,7 @@ export const webhookTestRoutes: FastifyPluginAsyncTypebox<{ services: Services }
     const { webhookID, fromWebhook = {}, sampleResponse, ...input } = request.body
     const stored = webhookID === undefined ? null : await services.queries.webhooks.get(organization.id, webhookID)
     if (webhookID !== undefined && stored === null) throw notFound('webhook', webhookID)
+    if (stored?.archived === true && request.query.send) throw new AppError('NOT_ACTIVE', 'an archived webhook is not sent', { webhookId: webhookID })
     const base: WebhookConfiguration = stored?.configuration ?? { ...configurationDefaults, tag: 'test', url: '', signingSecret: null }
     const configuration = unsealed(resolveConfiguration(base, input, services.dataKey), services.dataKey)
     const sendId = newId()
@@ -68,15 +69,12 @@ export const webhookTestRoutes: FastifyPluginAsyncTypebox<{ services: Services }
     }
     if (!request.query.send) {
       try {
-        const rendered = sender.render({ configuration, context, fromWebhook: lookup, sendId }, services.clock.now())
-        const tokenPlaceholder = configuration.tokenType.trim() === '' ? '<token>' : `${configuration.tokenType.trim()} <token>`
-        const headers = rendered.auth === null ? rendered.request.headers
-          : { ...rendered.request.headers, [configuration.authHeader.trim() === '' ? DEFAULT_AUTH_HEADER : configuration.authHeader.trim()]: tokenPlaceholder }
-        const responseQueryResults = sampleResponse?.body === undefined ? {} : runResponseQueries(configuration.responseQueries, sampleText(sampleResponse.body))
-        return { status: 'success' as const, data: { request: { ...rendered.request, headers }, auth: rendered.auth, error: null, responseQueryResults } }
+        const previewed = sender.preview({ configuration, context, fromWebhook: lookup, sendId }, services.clock.now())
+        const queried = sampleResponse?.body === undefined ? { results: {}, cut: [] } : runResponseQueries(configuration.responseQueries, sampleText(sampleResponse.body))
+        return { status: 'success' as const, data: { ...previewed, error: null, responseQueryResults: queried.results, responseQueryResultsCut: queried.cut } }
       } catch (error) {
         if (!(error instanceof RenderFailure)) throw error
-        return { status: 'success' as const, data: { request: null, auth: null, error: error.error, responseQueryResults: {} } }
+        return { status: 'success' as const, data: { request: null, auth: null, error: error.error, responseQueryResults: {}, responseQueryResultsCut: [] } }
       }
     }
     const report = await sender.send({

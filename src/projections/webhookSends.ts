@@ -4,7 +4,7 @@ import type { Filter, ReadStore } from './readStore.js'
 
 /** One send as the log endpoints show it: its start, then its outcome. */
 export type WebhookSendDoc = Omit<WebhookSendStarted['data'], 'sendId'>
-  & Pick<WebhookSendCompleted['data'], 'response' | 'auth' | 'error' | 'responseQueryResults'>
+  & Pick<WebhookSendCompleted['data'], 'response' | 'auth' | 'error' | 'responseQueryResults' | 'responseQueryResultsCut'>
   & {
     _id: string
     _position?: number
@@ -13,14 +13,14 @@ export type WebhookSendDoc = Omit<WebhookSendStarted['data'], 'sendId'>
     completedAt: string | null
   }
 
-type Outcome = Pick<WebhookSendDoc, 'status' | 'request' | 'response' | 'auth' | 'error' | 'responseQueryResults' | 'durationMs' | 'completedAt'>
+type Outcome = Pick<WebhookSendDoc, 'status' | 'request' | 'response' | 'auth' | 'error' | 'responseQueryResults' | 'responseQueryResultsCut' | 'durationMs' | 'completedAt'>
 
 /** A send's document with its outcome, written out field by field (why: see `orderDoc` in paymentOrders.ts). */
 const withOutcome = (doc: WebhookSendDoc, outcome: Outcome, position: number): WebhookSendDoc => ({
   _id: doc._id, organizationId: doc.organizationId, webhookId: doc.webhookId, tag: doc.tag, trigger: doc.trigger, creditId: doc.creditId,
   orderId: doc.orderId, status: outcome.status, request: outcome.request, response: outcome.response, auth: outcome.auth, error: outcome.error,
-  responseQueryResults: outcome.responseQueryResults, durationMs: outcome.durationMs, startedAt: doc.startedAt, completedAt: outcome.completedAt,
-  _position: position,
+  responseQueryResults: outcome.responseQueryResults, responseQueryResultsCut: outcome.responseQueryResultsCut ?? [], durationMs: outcome.durationMs,
+  startedAt: doc.startedAt, completedAt: outcome.completedAt, _position: position,
 })
 
 const collection = { name: 'webhook_sends', indexes: [{ organizationId: 1 }, { webhookId: 1 }, { creditId: 1 }, { status: 1 }] } as const
@@ -40,15 +40,15 @@ export const webhookSendsProjection = defineProjection({
         }))
       }
       case 'WebhookSendCompleted': {
-        const { outcome, request, response, auth, error, responseQueryResults, durationMs, completedAt } = event.data
+        const { outcome, request, response, auth, error, responseQueryResults, responseQueryResultsCut, durationMs, completedAt } = event.data
         return updateAt(docs, event.data.sendId, position, (doc) => withOutcome(doc, {
-          status: outcome, request: request ?? doc.request, response, auth, error, responseQueryResults, durationMs, completedAt,
+          status: outcome, request: request ?? doc.request, response, auth, error, responseQueryResults, responseQueryResultsCut, durationMs, completedAt,
         }, position))
       }
       case 'WebhookSendOutcomeUnknown':
         return updateAt(docs, event.data.sendId, position, (doc) => withOutcome(doc, {
           status: 'unknown', request: doc.request, response: doc.response, auth: doc.auth, error: { code: 'OUTCOME_UNKNOWN', message: event.data.reason },
-          responseQueryResults: doc.responseQueryResults, durationMs: doc.durationMs, completedAt: event.data.recordedAt,
+          responseQueryResults: doc.responseQueryResults, responseQueryResultsCut: doc.responseQueryResultsCut, durationMs: doc.durationMs, completedAt: event.data.recordedAt,
         }, position))
       default: {
         const _never: never = event

@@ -22,6 +22,7 @@ export interface CompiledTemplate {
   readonly etaSource: string
   /** The webhook tags it reads through fromWebhook (a firing sends those webhooks first). */
   readonly fromWebhook: FromWebhookReferences
+  /** The rendered text; any failure (a budget, a JavaScript error such as a stack overflow) is a TemplateExecutionError. */
   render(data: unknown, env: RenderEnvironment, limits?: Partial<RenderLimits>): string
 }
 
@@ -176,15 +177,17 @@ class Generator {
     }
     const element: Type = type.kind === 'list' ? type.element : type.kind === 'scalar' ? type : ANY
     const site = this.site({ position })
-    const pairs = this.temporary('s')
-    const entry = this.temporary('e')
+    const items = this.temporary('s')
+    const index = this.temporary('i')
     const dot = this.temporary('d')
+    const key = `(${items}.keys === null ? ${index} : ${items}.keys[${index}])`
+    const value = `(${items}.elements === null ? ${index} : ${items}.elements[${index}])`
     const variables = pipe.variables
     const bindings = variables.length === 2
-      ? [this.bind(variables[0]?.id ?? 0, { code: `${entry}[0]`, type: type.kind === 'list' ? { kind: 'scalar', name: 'number' } : ANY }, pipe.isAssign, inner),
-        this.bind(variables[1]?.id ?? 0, { code: `${entry}[1]`, type: element }, pipe.isAssign, inner)]
-      : variables.map((v) => this.bind(v.id, { code: `${entry}[1]`, type: element }, pipe.isAssign, inner))
-    this.exec(`{ const ${pairs} = r.iter(${collection.code}, ${site}, ${variables.length}); if (${pairs}.length > 0) { for (const ${entry} of ${pairs}) { r.step(${site}); ${bindings.map((b) => `${b}; `).join('')}const ${dot} = ${entry}[1];`)
+      ? [this.bind(variables[0]?.id ?? 0, { code: key, type: type.kind === 'list' ? { kind: 'scalar', name: 'number' } : ANY }, pipe.isAssign, inner),
+        this.bind(variables[1]?.id ?? 0, { code: value, type: element }, pipe.isAssign, inner)]
+      : variables.map((v) => this.bind(v.id, { code: value, type: element }, pipe.isAssign, inner))
+    this.exec(`{ const ${items} = r.iter(${collection.code}, ${site}, ${variables.length}); if (${items}.length > 0) { for (let ${index} = 0; ${index} < ${items}.length; ${index}++) { r.step(${site}); ${bindings.map((b) => `${b}; `).join('')}const ${dot} = ${value};`)
     this.list(list, { dot: { code: dot, type: element }, variables: inner.variables })
     this.exec('} }')
     if (elseList !== null) {
@@ -281,7 +284,11 @@ const compileUncached = (source: string): CompiledTemplate => {
     fromWebhook: fromWebhookReferences(parsed.nodes),
     render(data, env, limits = {}) {
       const runtime = new RenderRuntime(frozenLiterals, sites, env, { ...defaultRenderLimits, ...limits })
-      return eta.render(fn, { r: runtime, k: frozenLiterals, d: data })
+      try {
+        return eta.render(fn, { r: runtime, k: frozenLiterals, d: data })
+      } catch (error) {
+        throw runtime.failure(error)
+      }
     },
   }
 }

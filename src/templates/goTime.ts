@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache'
+
 /**
  * Go's time.Format with a reference layout (`2006-01-02T15:04:05Z07:00`): the
  * layout chunks of time/format.go, in UTC or in an IANA time zone.
@@ -31,18 +33,35 @@ const wallClock = (date: Date, timeZone: string): Wall => {
   }
 }
 
+/**
+ * Formatters by kind and zone. Building one takes about a hundred times as
+ * long as formatting with it, and a template may format in a loop; zone names
+ * are case-insensitive, so the spellings a template can make are bounded only
+ * by the cache.
+ */
+const formatters = new LRUCache<string, Intl.DateTimeFormat>({ max: 256 })
+
+const formatter = (kind: 'wall' | 'name', timeZone: string): Intl.DateTimeFormat => {
+  const key = `${kind} ${timeZone}`
+  const cached = formatters.get(key)
+  if (cached !== undefined) return cached
+  const created = kind === 'wall'
+    ? new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' })
+    : new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'short' })
+  formatters.set(key, created)
+  return created
+}
+
 /** Minutes east of UTC of an IANA zone at an instant; throws RangeError for an unknown zone. */
 export const zoneOffsetMinutes = (date: Date, timeZone: string): number => {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
-  }).formatToParts(date)
+  const parts = formatter('wall', timeZone).formatToParts(date)
   const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value ?? 0)
   const asUtc = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'))
   return Math.round((asUtc - Math.floor(date.getTime() / 1000) * 1000) / 60_000)
 }
 
 const zoneAbbreviation = (date: Date, timeZone: string, offsetMinutes: number): string => {
-  const name = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'short' }).formatToParts(date).find((p) => p.type === 'timeZoneName')?.value ?? ''
+  const name = formatter('name', timeZone).formatToParts(date).find((p) => p.type === 'timeZoneName')?.value ?? ''
   if (/^[A-Z]{2,5}$/.test(name)) return name
   const sign = offsetMinutes < 0 ? '-' : '+'
   const abs = Math.abs(offsetMinutes)

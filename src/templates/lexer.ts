@@ -27,6 +27,10 @@ const TRIM_MARKER = '-'
 const isSpace = (c: string | undefined) => c === ' ' || c === '\t' || c === '\r' || c === '\n'
 const isAlphaNumeric = (c: string | undefined) => c !== undefined && /[\p{L}\p{Nd}_]/u.test(c)
 
+const MAX_CODE_POINT = 0x10ffff
+/** Go's octal escapes are one byte: \377 at most. */
+const MAX_OCTAL_ESCAPE = 0o377
+
 /** Decodes a Go interpreted string literal (the escapes strconv.Unquote accepts). */
 const unquote = (raw: string, position: Position): string => {
   let out = ''
@@ -47,14 +51,18 @@ const unquote = (raw: string, position: Position): string => {
     if (hexLength > 0) {
       const hex = raw.slice(i + 1, i + 1 + hexLength)
       if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== hexLength) throw new TemplateSyntaxError(`invalid escape \\${next}${hex} in string`, position)
-      out += String.fromCodePoint(Number.parseInt(hex, 16))
+      const code = Number.parseInt(hex, 16)
+      if (code > MAX_CODE_POINT) throw new TemplateSyntaxError(`escape \\${next}${hex} is not a Unicode code point (above U+10FFFF)`, position)
+      out += String.fromCodePoint(code)
       i += hexLength
       continue
     }
     if (/[0-7]/.test(next)) {
       const octal = raw.slice(i, i + 3)
       if (!/^[0-7]{3}$/.test(octal)) throw new TemplateSyntaxError(`invalid octal escape \\${octal} in string`, position)
-      out += String.fromCharCode(Number.parseInt(octal, 8))
+      const code = Number.parseInt(octal, 8)
+      if (code > MAX_OCTAL_ESCAPE) throw new TemplateSyntaxError(`octal escape \\${octal} is above \\377`, position)
+      out += String.fromCharCode(code)
       i += 2
       continue
     }

@@ -25,10 +25,12 @@ export interface ParsedTemplate {
 type Terminator = { kind: 'end' | 'eof'; token: Token } | { kind: 'else'; token: Token; chained: 'if' | 'with' | null }
 
 /**
- * Deepest nesting of blocks (if, with, range, each `else if`) and parenthesized
- * pipelines. Every stage after the parser walks the tree recursively, and a
- * few thousand levels, well inside a template's length limit, overflowed the
- * stack of the compiler.
+ * Deepest nesting of blocks (if, with, range, each `else if`), parenthesized
+ * pipelines and pipeline stages (each command after a `|` takes the ones
+ * before it as an argument, one call inside the next in the generated code).
+ * Every stage after the parser walks the tree recursively, and a few thousand
+ * levels, well inside a template's length limit, overflowed the stack of the
+ * compiler.
  */
 export const MAX_TEMPLATE_NESTING = 100
 
@@ -159,10 +161,14 @@ class Parser {
   }
 
   private nested<T>(position: Position, parse: () => T): T {
-    if (++this.nesting > MAX_TEMPLATE_NESTING) this.fail(`nested deeper than ${MAX_TEMPLATE_NESTING} levels`, position)
+    this.deeper(position)
     const result = parse()
     this.nesting--
     return result
+  }
+
+  private deeper(position: Position): void {
+    if (++this.nesting > MAX_TEMPLATE_NESTING) this.fail(`nested deeper than ${MAX_TEMPLATE_NESTING} levels`, position)
   }
 
   /** if / with / range: the pipeline, the list, and an else list (possibly a chained `else if` / `else with`). */
@@ -217,15 +223,18 @@ class Parser {
     const start = this.peekNonSpace()
     const pipe: Pipeline = { isAssign: false, variables: [], commands: [], position: start.position }
     if (start.type === 'variable') this.declarations(pipe, context)
+    const outer = this.nesting
     let afterPipe = false
     for (;;) {
       const token = this.nextNonSpace()
       if (token.type === end) {
         if (afterPipe) this.fail('missing command after |', token.position)
         this.checkPipeline(pipe, token, context)
+        this.nesting = outer
         return pipe
       }
       if (token.type === 'eof' || token.type === 'rightDelim' || token.type === 'rightParen') this.unexpected(token, context)
+      if (pipe.commands.length > 0) this.deeper(token.position)
       this.backup()
       const { command, piped } = this.command(end)
       pipe.commands.push(command)

@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js'
-import { asDecimal, formatValue, goTypeName, kindOf } from './values.js'
+import { asDecimal, formatValue, goTypeName, kindOf, textLength, type Meter } from './values.js'
 
 /**
  * Go's fmt.Sprintf for template values: verbs v s q d f F e E g G t x X o b c
@@ -127,11 +127,21 @@ const MAX_WIDTH = 1000
 
 const SPEC = /%([-+# 0]*)(\d+)?(?:\.(\d*))?([a-zA-Z%])?/y
 
-export const sprintf = (format: string, args: readonly unknown[]): string => {
+/** Steps a verb costs: formatting a number parses it as a decimal, which costs several steps. */
+const VERB_STEPS = 4
+
+/**
+ * The arguments are measured (and paid for) before anything is formatted, and
+ * the text is checked as it grows: widths, precisions and a long format are
+ * each bounded, but not their product.
+ */
+export const sprintf = (format: string, args: readonly unknown[], meter: Meter): string => {
+  if (textLength(args, meter, meter.maxText) > meter.maxText) meter.refuse('value too large')
   let out = ''
   let next = 0
   let i = 0
   while (i < format.length) {
+    if (out.length > meter.maxText) meter.refuse('value too large')
     const percent = format.indexOf('%', i)
     if (percent < 0) {
       out += format.slice(i)
@@ -151,6 +161,7 @@ export const sprintf = (format: string, args: readonly unknown[]): string => {
       out += '%'
       continue
     }
+    meter.charge(VERB_STEPS)
     const spec: Spec = {
       minus: flags.includes('-'), plus: flags.includes('+'), sharp: flags.includes('#'), zero: flags.includes('0'), space: flags.includes(' '),
       width: match?.[2] === undefined ? null : Number(match[2]),

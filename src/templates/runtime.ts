@@ -1,6 +1,6 @@
 import { TemplateExecutionError, type Position } from './errors.js'
 import { FunctionError, templateFunctions, type RenderEnvironment } from './functions.js'
-import { formatValue, goTypeName, isList, isMap, kindOf, ownValue, truth } from './values.js'
+import { formatValue, goTypeName, isList, isMap, kindOf, ownValue, textLength, textSteps, truth, type Meter } from './values.js'
 
 /** A place in the template the generated code refers to by number: where it is, and what it names. */
 export interface Site {
@@ -16,19 +16,40 @@ export interface Site {
 export interface RenderLimits {
   /** Largest rendered text, and largest string any function may build, in characters. */
   maxOutput: number
-  /** Range iterations plus function calls in one render. */
+  /** Range iterations, function calls and the work inside them (see Meter) in one render. */
   maxSteps: number
 }
 
 /**
+ * What a range walks, by position, read as the loop goes rather than copied
+ * into pairs first: a list is its own elements, an integer n needs no arrays.
+ */
+export interface RangeItems {
+  readonly length: number
+  /** Keys by position; null when the key is the position (lists, integers). */
+  readonly keys: readonly unknown[] | null
+  /** Elements by position; null when the element is the position (integers). */
+  readonly elements: readonly unknown[] | null
+}
+
+const rangeItems = (length: number, keys: readonly unknown[] | null, elements: readonly unknown[] | null): RangeItems => ({ length, keys, elements })
+
+const NOTHING = rangeItems(0, null, [])
+
+const describeError = (error: unknown): string => (error instanceof Error ? `${error.name}: ${error.message}` : String(error))
+
+/**
  * The only object generated template code can reach (besides its own
  * literals): reads fields of data, calls allow-listed functions, iterates,
- * and keeps each render within its output and step budgets.
+ * and keeps each render within its output and step budgets. It is the Meter
+ * the functions pay their work to, on behalf of the call in progress.
  */
-export class RenderRuntime {
+export class RenderRuntime implements Meter {
   private written = 0
   private steps = 0
   private built = 0
+  /** The site of the call or output in progress (-1 before any): where its budget errors are reported. */
+  private current = -1
 
   constructor(
     private readonly literals: readonly unknown[],
@@ -58,9 +79,34 @@ export class RenderRuntime {
     return typeof text === 'string' ? this.emit(text, 0) : ''
   }
 
-  /** Prints a pipeline's value as Go does (`<no value>` for nil). */
+  /** Prints a pipeline's value as Go does (`<no value>` for nil); a list or map is measured against the room left before it is written. */
   out(value: unknown, site: number): string {
+    if (typeof value === 'string') return this.emit(value, site)
+    if (isList(value) || isMap(value)) {
+      this.current = site
+      const room = this.limits.maxOutput - this.written
+      if (textLength(value, this, room) > room) this.fail(site, `rendered text exceeds ${this.limits.maxOutput} characters`)
+    }
     return this.emit(formatValue(value, true), site)
+  }
+
+  get maxText(): number {
+    return this.limits.maxOutput
+  }
+
+  charge(steps: number): void {
+    this.step(this.current, steps)
+  }
+
+  refuse(reason: string): never {
+    return this.fail(this.current, reason)
+  }
+
+  /** Any other error a render raises (a JavaScript RangeError…) as the template's error, where the render was. */
+  failure(error: unknown): TemplateExecutionError {
+    if (error instanceof TemplateExecutionError) return error
+    const position = this.sites[this.current]?.position ?? null
+    return new TemplateExecutionError(`render failed: ${shortened(describeError(error))}`, position)
   }
 
   truth(value: unknown): boolean {
@@ -91,11 +137,12 @@ export class RenderRuntime {
     const { name = '' } = this.site(site)
     const fn = templateFunctions.get(name)
     if (fn === undefined) this.fail(site, `function "${name}" not defined`)
-    this.step(site)
+    this.current = site
+    this.step(site, fn.steps + textRead(args))
     try {
-      return this.checkSize(fn.call(args, this.env), site)
+      return this.checkSize(fn.call(args, this.env, this), site)
     } catch (error) {
-      if (error instanceof FunctionError) this.fail(site, `error calling ${name}: ${error.message}`)
+      if (error instanceof FunctionError) this.fail(site, `error calling ${name}: ${shortened(error.message)}`)
       throw error
     }
   }
@@ -121,19 +168,26 @@ export class RenderRuntime {
     return value
   }
 
-  /** The (key, element) pairs of a range: lists by position, maps by sorted key, an integer n as 0…n-1, nil as nothing. */
-  iter(value: unknown, site: number, variables: number): Array<[unknown, unknown]> {
+  /**
+   * The (key, element) pairs of a range: lists by position, maps by sorted
+   * key, an integer n as 0…n-1, nil as nothing. Each iteration pays its step
+   * as the loop runs; a map also pays for sorting its keys up front.
+   */
+  iter(value: unknown, site: number, variables: number): RangeItems {
     const kind = kindOf(value)
-    let pairs: Array<[unknown, unknown]>
-    if (kind === 'nil') pairs = []
-    else if (isList(value)) pairs = value.map((element, index) => [index, element])
-    else if (isMap(value)) pairs = Object.keys(value).sort().map((key) => [key, value[key]])
-    else if (typeof value === 'number' && Number.isInteger(value)) {
+    if (kind === 'nil') return NOTHING
+    if (isList(value)) return rangeItems(value.length, null, value)
+    if (isMap(value)) {
+      const keys = Object.keys(value)
+      this.step(site, keys.length)
+      keys.sort()
+      return rangeItems(keys.length, keys, keys.map((key) => value[key]))
+    }
+    if (typeof value === 'number' && Number.isInteger(value)) {
       if (variables > 1) this.fail(site, 'range over int permits only one iteration variable')
-      this.step(site, Math.max(0, value))
-      pairs = Array.from({ length: Math.max(0, value) }, (_, i) => [i, i])
-    } else this.fail(site, `range can't iterate over ${formatValue(value)}`)
-    return pairs
+      return rangeItems(Math.max(0, value), null, null)
+    }
+    return this.fail(site, `range can't iterate over ${shortened(formatValue(value))}`)
   }
 
   private checkSize(result: unknown, site: number): unknown {
@@ -146,3 +200,15 @@ export class RenderRuntime {
     return result
   }
 }
+
+/** Steps for the text of a call's string arguments: every function that takes text reads it at least once. */
+const textRead = (args: readonly unknown[]): number => {
+  let steps = 0
+  for (const arg of args) if (typeof arg === 'string') steps += textSteps(arg.length)
+  return steps
+}
+
+/** Longest text of an error message: `fail` and `required` take the template's text, and the message is kept with the send. */
+const MAX_MESSAGE = 1000
+
+const shortened = (message: string): string => (message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}…` : message)

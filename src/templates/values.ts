@@ -42,8 +42,14 @@ export const truth = (value: unknown): boolean => {
     case 'bool': return value === true
     case 'time': return true
     case 'list': return (value as unknown[]).length > 0
-    case 'map': return Object.keys(value as object).length > 0
+    case 'map': return hasOwnKey(value as object)
   }
+}
+
+/** Whether a data object has any key, without listing them all (a map of a million keys is as quick as one). */
+const hasOwnKey = (map: object): boolean => {
+  for (const key in map) if (Object.hasOwn(map, key)) return true
+  return false
 }
 
 /** A new data object without a prototype: `dict "__proto__" 1` is just a key. */
@@ -64,10 +70,17 @@ export const MAX_DECIMAL_EXPONENT = 1000
 
 export const inDecimalRange = (value: Decimal): boolean => value.isZero() || Math.abs(value.e) <= MAX_DECIMAL_EXPONENT
 
-/** A number or a decimal string (money) within 10^±1000 as a Decimal; null for anything else. */
+/**
+ * Longest text read as a decimal. Parsing a decimal costs several times more
+ * per character than the steps its text pays for: a string of a million
+ * digits compared in a loop took minutes. Money never comes near this.
+ */
+const MAX_DECIMAL_TEXT = 4096
+
+/** A number or a decimal string (money) of at most 4,096 characters within 10^±1000 as a Decimal; null for anything else. */
 export const asDecimal = (value: unknown): Decimal | null => {
   if (typeof value === 'number' && Number.isFinite(value)) return new Decimal(value)
-  if (typeof value !== 'string' || !DECIMAL.test(value.trim())) return null
+  if (typeof value !== 'string' || value.length > MAX_DECIMAL_TEXT || !DECIMAL.test(value.trim())) return null
   const decimal = new Decimal(value.trim())
   return inDecimalRange(decimal) ? decimal : null
 }
@@ -90,6 +103,17 @@ export const formatValue = (value: unknown, topLevel = false): string => {
   }
 }
 
+/** Longest text of a value an error message shows. */
+const SHOWN_TEXT = 100
+
+/** A value in an error message: a scalar as its type and quoted text cut at 100 characters, a list or map as its type only (its text may be huge). */
+export const describeValue = (value: unknown): string => {
+  const kind = kindOf(value)
+  if (kind === 'list' || kind === 'map') return goTypeName(value)
+  const text = formatValue(value)
+  return `${goTypeName(value)} ${JSON.stringify(text.length > SHOWN_TEXT ? `${text.slice(0, SHOWN_TEXT)}…` : text)}`
+}
+
 /** The Go type name a value stands for, for error messages and `%T`. */
 export const goTypeName = (value: unknown): string => {
   switch (kindOf(value)) {
@@ -105,3 +129,74 @@ export const goTypeName = (value: unknown): string => {
 
 /** JSON text of a value (times as ISO 8601), as Sprig's toJson. */
 export const toJsonText = (value: unknown, indent?: number): string => JSON.stringify(value ?? null, null, indent) ?? 'null'
+
+/**
+ * What a render may still spend, as functions see it. The step budget bounds
+ * the work inside a call too: a list that holds itself twice, 24 times over,
+ * is 16 million strings to print though it took 24 calls to build.
+ */
+export interface Meter {
+  /** Spends steps of the render's budget; the render fails once the budget is spent. */
+  charge(steps: number): void
+  /** Fails the render at the call in progress. */
+  refuse(reason: string): never
+  /** Longest text a function may build, in characters. */
+  readonly maxText: number
+}
+
+/**
+ * Characters of text one step pays for when a function reads, walks or
+ * builds text: about what a step of the render itself costs when text is
+ * split into characters, the slowest thing the functions do per character.
+ */
+const TEXT_PER_STEP = 16
+
+export const textSteps = (length: number): number => Math.floor(length / TEXT_PER_STEP)
+
+/**
+ * Walks a value as formatValue and toJsonText will write it, paying one step
+ * per element and the text of its strings, and answers a lower bound of the
+ * length of that text; it stops walking once that passes `room`. The text is
+ * built (natively) only after, so a value too large to write costs no more
+ * than `room` characters of walking. `indent` counts the indentation of
+ * pretty JSON.
+ */
+export const textLength = (value: unknown, meter: Meter, room: number, indent = 0): number => {
+  const walk: Walk = { meter, room, indent, length: 0 }
+  visit(value, 0, walk)
+  return walk.length
+}
+
+interface Walk {
+  readonly meter: Meter
+  readonly room: number
+  readonly indent: number
+  length: number
+}
+
+// A module-level function, not a closure made per call: renders call this for every value they print.
+const visit = (item: unknown, depth: number, walk: Walk): void => {
+  walk.meter.charge(1)
+  walk.length += walk.indent * depth
+  if (typeof item === 'string') {
+    walk.meter.charge(textSteps(item.length))
+    walk.length += item.length
+  } else if (isList(item)) {
+    walk.length += 1 + item.length
+    for (const element of item) {
+      if (walk.length > walk.room) return
+      visit(element, depth + 1, walk)
+    }
+  } else if (isMap(item)) {
+    const keys = Object.keys(item)
+    walk.meter.charge(keys.length)
+    walk.length += 1 + keys.length
+    for (const key of keys) {
+      if (walk.length > walk.room) return
+      walk.length += key.length
+      visit(item[key], depth + 1, walk)
+    }
+  } else {
+    walk.length += 1
+  }
+}

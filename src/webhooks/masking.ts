@@ -6,8 +6,16 @@ import type { IncomingResponse, OutgoingRequest } from './http.js'
  * (`Bearer ***`), a fetched token is masked wherever it appears, JSON fields
  * of token exchanges named like secrets are masked, and bodies are cut at
  * WEBHOOK_LOG_BODY_MAX_BYTES.
+ *
+ * Which headers carry credentials is this one rule: any name containing one
+ * of these words, in any case. Broad on purpose (`key` covers
+ * X-Api-Key, Ocp-Apim-Subscription-Key, X-Access-Key, X-Shared-Key; `auth`
+ * covers Authorization and X-Auth): a header masked needlessly costs a
+ * reader of the log little, a credential left in it is a leak.
  */
-const SENSITIVE_HEADER = /authorization|cookie|token|secret|password|passwd|api[-_]?key|credential|session/i
+const SENSITIVE_HEADER_WORDS = ['auth', 'cookie', 'token', 'secret', 'password', 'passwd', 'key', 'credential', 'session', 'signature'] as const
+
+const SENSITIVE_HEADER = new RegExp(SENSITIVE_HEADER_WORDS.join('|'), 'i')
 const SENSITIVE_FIELD = /token|secret|password|passwd|api[-_]?key|credential|client[-_]?assertion/i
 const MASK = '***'
 

@@ -26,17 +26,50 @@ export class RenderFailure extends Error {
   }
 }
 
-/** Header names are RFC 9110 tokens; values one line of text. */
+/** Header names are RFC 9110 tokens; values are checked by `headerProblems`. */
 const headerSchema = {
   type: 'object',
   propertyNames: { pattern: "^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$" },
-  additionalProperties: { type: 'string', pattern: '^[^\\r\\n\\u0000]*$' },
+  additionalProperties: { type: 'string' },
 } as const
 
 const ajv = new Ajv({ allErrors: true })
 const validateHeaders = ajv.compile<Record<string, string>>(headerSchema)
 
-/** Why rendered header text is not a JSON object of header strings, or the headers. */
+/**
+ * Headers that frame the message or the connection: the HTTP client sets
+ * them from the request itself, and one given by a template either makes
+ * every send fail (Content-Length, Transfer-Encoding, Expect, Upgrade…) or
+ * changes what the destination check let through (Host).
+ */
+const RESERVED_HEADERS: ReadonlySet<string> = new Set([
+  'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'expect', 'upgrade', 'te', 'trailer', 'host',
+])
+
+export const isReservedHeader = (name: string): boolean => RESERVED_HEADERS.has(name.trim().toLowerCase())
+
+/**
+ * RFC 9110 field-value characters: tab, space, visible ASCII and obs-text
+ * (0x80–0xFF, sent as one byte each). Anything else, a line break or a
+ * character beyond 0xFF such as €, cannot be sent in a header.
+ */
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
+
+export const isSendableHeaderValue = (value: string): boolean => FIELD_VALUE.test(value)
+
+const firstBadCharacter = (value: string): string => {
+  const bad = [...value].find((c) => !FIELD_VALUE.test(c)) ?? ''
+  return `U+${(bad.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`
+}
+
+/** Why headers of the right shape still cannot be sent: reserved names, characters a header value cannot carry. */
+const headerProblems = (headers: Record<string, string>): string[] => Object.entries(headers).flatMap(([name, value]) => {
+  if (isReservedHeader(name)) return [`${name} is set by the HTTP client and cannot be given`]
+  if (!isSendableHeaderValue(value)) return [`${name} has a character a header value cannot carry (${firstBadCharacter(value)}): only tab, space, visible ASCII and 0x80–0xFF`]
+  return []
+})
+
+/** Why rendered header text is not a JSON object of header strings that can be sent, or the headers. */
 export const parseHeaders = (text: string): { headers: Record<string, string> } | { problem: string } => {
   if (text.trim() === '') return { headers: {} }
   let parsed: unknown
@@ -45,24 +78,35 @@ export const parseHeaders = (text: string): { headers: Record<string, string> } 
   } catch (error) {
     return { problem: `does not render to JSON (${error instanceof Error ? error.message : String(error)})` }
   }
-  if (validateHeaders(parsed)) return { headers: parsed }
-  const problems = (validateHeaders.errors ?? []).map((e) => `${e.instancePath === '' ? 'the value' : e.instancePath.slice(1)} ${e.message ?? e.keyword}`)
-  return { problem: `does not render to a JSON object of header strings: ${problems.join('; ')}` }
+  if (!validateHeaders(parsed)) {
+    const problems = (validateHeaders.errors ?? []).map((e) => `${e.instancePath === '' ? 'the value' : e.instancePath.slice(1)} ${e.message ?? e.keyword}`)
+    return { problem: `does not render to a JSON object of header strings: ${problems.join('; ')}` }
+  }
+  const problems = headerProblems(parsed)
+  return problems.length === 0 ? { headers: parsed } : { problem: `renders headers that cannot be sent: ${problems.join('; ')}` }
 }
 
 export interface RenderOptions {
   maxOutput: number
 }
 
+/**
+ * Renders one template; whatever goes wrong, a template that no longer
+ * compiles, a failed render or a JavaScript error in either, is a RenderFailure
+ * (TEMPLATE_ERROR): the send fails and is logged, it never escapes as a crash
+ * of the test endpoint or of the firing.
+ */
 export const renderField = (config: RenderableConfiguration, field: TemplateField, context: TemplateContext, env: RenderEnvironment, options: RenderOptions): string => {
   try {
     return compileTemplate(config[field]).render(context, env, { maxOutput: options.maxOutput })
   } catch (error) {
-    if (error instanceof TemplateSyntaxError || error instanceof TemplateExecutionError) {
-      throw new RenderFailure({ code: 'TEMPLATE_ERROR', message: `${field}: ${error.message}` })
-    }
-    throw error
+    throw new RenderFailure({ code: 'TEMPLATE_ERROR', message: `${field}: ${templateFailure(error)}` })
   }
+}
+
+const templateFailure = (error: unknown): string => {
+  if (error instanceof TemplateSyntaxError || error instanceof TemplateExecutionError) return error.message
+  return `the template cannot be rendered (${error instanceof Error ? `${error.name}: ${error.message}` : String(error)})`
 }
 
 const headersOf = (config: RenderableConfiguration, field: 'requestHeader' | 'authRequestHeader', context: TemplateContext, env: RenderEnvironment, options: RenderOptions) => {

@@ -2,11 +2,30 @@ import { JSONPath } from 'jsonpath-plus'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/jsonDepth.js'
 
 /**
+ * Largest JSON text, in bytes, of one query's result kept with a send, and of
+ * all of a send's results together. A query over a large answer (`$..*`
+ * repeats every subtree once per level above it) can give many times the
+ * answer's size, and results are kept in the send's event, in both log
+ * listings and in what `fromWebhook` reads.
+ */
+export const MAX_QUERY_RESULT_BYTES = 16 * 1024
+export const MAX_QUERY_RESULTS_BYTES = 64 * 1024
+
+export interface QueryResults {
+  /** name → value: null for no match, and for a result cut for its size. */
+  results: Record<string, unknown>
+  /** Names whose result was over a limit and is kept as null. */
+  cut: string[]
+}
+
+/**
  * `responseQueries`: name → JSONPath (jsonpath-plus, safe evaluation: filters
  * cannot call JavaScript) over the destination's JSON response. A query with
- * no match gives null, one match its value, several matches the list of them.
+ * no match gives null, one match its value, several matches the list of them;
+ * a result over MAX_QUERY_RESULT_BYTES, or beyond MAX_QUERY_RESULTS_BYTES with
+ * the results before it, is null and named in `cut`.
  */
-export const runResponseQueries = (queries: Record<string, string>, body: string): Record<string, unknown> => {
+export const runResponseQueries = (queries: Record<string, string>, body: string): QueryResults => {
   let json: unknown
   try {
     json = JSON.parse(body)
@@ -15,7 +34,47 @@ export const runResponseQueries = (queries: Record<string, string>, body: string
   }
   // A destination's answer is not ours to trust: a value nested too deep could not be recorded with the send.
   if (nestsDeeperThan(json, MAX_JSON_DEPTH)) json = undefined
-  return Object.fromEntries(Object.entries(queries).map(([name, path]) => [name, json === undefined ? null : query(path, json)]))
+  return capped(Object.entries(queries).map(([name, path]) => [name, json === undefined ? null : query(path, json)]))
+}
+
+const capped = (entries: Array<[string, unknown]>): QueryResults => {
+  const results: Record<string, unknown> = {}
+  const cut: string[] = []
+  let total = 0
+  for (const [name, value] of entries) {
+    const bytes = jsonBytesUpTo(value, Math.min(MAX_QUERY_RESULT_BYTES, MAX_QUERY_RESULTS_BYTES - total))
+    if (bytes === null) {
+      results[name] = null
+      cut.push(name)
+      continue
+    }
+    results[name] = value
+    total += bytes
+  }
+  return { results, cut }
+}
+
+/**
+ * Bytes of a value's JSON text, or null when that is over `limit`. The value
+ * is walked first, adding up a lower bound of its text and stopping once that
+ * passes the limit, so an answer's subtree repeated a hundred times costs no
+ * more than `limit` to refuse; only a value that may fit is written.
+ */
+const jsonBytesUpTo = (value: unknown, limit: number): number | null => {
+  let bound = 0
+  const pending: unknown[] = [value]
+  for (let next = pending.pop(); next !== undefined && bound <= limit; next = pending.pop()) {
+    bound += typeof next === 'string' ? next.length + 2 : 1
+    if (typeof next === 'object' && next !== null) {
+      for (const [key, child] of Object.entries(next)) {
+        bound += Array.isArray(next) ? 1 : key.length + 4
+        pending.push(child)
+      }
+    }
+  }
+  if (bound > limit) return null
+  const bytes = Buffer.byteLength(JSON.stringify(value) ?? 'null')
+  return bytes > limit ? null : bytes
 }
 
 const query = (path: string, json: unknown): unknown => {
@@ -49,7 +108,8 @@ export const QUERY_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/
 export const jsonPathProblem = (path: string): string | null => {
   if (!path.startsWith('$')) return 'must start with $'
   if (!balanced(path)) return 'has unbalanced brackets, parentheses or quotes'
-  if (/\.\.\.|\[\]|\.\s*$|\.\[/.test(path)) return 'is not a valid JSONPath expression'
+  // `.[` is refused, `..[` (recursive descent, then a bracket) is not.
+  if (/\.\.\.|\[\]|\.\s*$|(?<!\.)\.\[/.test(path)) return 'is not a valid JSONPath expression'
   try {
     JSONPath.toPathArray(path)
     JSONPath({ path, json: { probe: [{ probe: 1 }] }, wrap: true, eval: 'safe' })

@@ -8,7 +8,7 @@ import type { TemplateContext } from '../templates/context.js'
 import { createWebhookAgent } from './destination.js'
 import { exchange, type Exchange, type IncomingResponse, type OutgoingRequest } from './http.js'
 import { recordRequest, recordResponse, type MaskingRules } from './masking.js'
-import { RenderFailure, renderWebhook, type RenderedWebhook } from './render.js'
+import { isSendableHeaderValue, RenderFailure, renderWebhook, type RenderedWebhook } from './render.js'
 import { runResponseQueries } from './responseQueries.js'
 import { signatureHeaders } from './signing.js'
 import { authorization, extractToken } from './token.js'
@@ -34,7 +34,15 @@ export interface SendRequest {
 
 /** What a send did, for the caller; headers masked as in the log, bodies complete. */
 export type SendReport = { sendId: string } & Pick<WebhookSendCompleted['data'],
-  'outcome' | 'request' | 'response' | 'auth' | 'error' | 'responseQueryResults' | 'durationMs'>
+  'outcome' | 'request' | 'response' | 'auth' | 'error' | 'responseQueryResults' | 'durationMs'> & { responseQueryResultsCut: string[] }
+
+/** A request as POST /webhook-test?send=false shows it: masked as a send's answer is, the body whole. */
+export interface PreviewedRequest {
+  method: string
+  url: string
+  headers: Record<string, string>
+  body: string
+}
 
 /**
  * A send whose start is recorded; `finish` sends it and records the outcome
@@ -53,6 +61,16 @@ const agentFor = (allowPrivate: boolean): Agent => {
   const agent = createWebhookAgent(allowPrivate)
   agents.set(allowPrivate, agent)
   return agent
+}
+
+/** What a preview shows for the token. */
+const TOKEN_PLACEHOLDER = '<token>'
+
+/** The headers with the token in `authHeader`, replacing a header of that name in any case. */
+const withToken = (headers: Record<string, string>, configuration: SendableConfiguration, token: string): Record<string, string> => {
+  const [header, value] = authorization(configuration, token)
+  const others = Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== header.toLowerCase()))
+  return { ...others, [header]: value }
 }
 
 const isSuccess = (response: IncomingResponse | null): response is IncomingResponse => response !== null && response.status >= 200 && response.status < 300
@@ -98,6 +116,27 @@ export class WebhookSender {
     if (secret === null) return rendered
     const signature = signatureHeaders(secret, request.messageId ?? request.sendId, at, rendered.request.body)
     return { ...rendered, request: { ...rendered.request, headers: { ...rendered.request.headers, ...signature } } }
+  }
+
+  /**
+   * The requests a send would make, masked as a send's answer is (credential
+   * headers, secret fields of the token request), bodies whole; with a token
+   * request, the header that would carry the token shows `<tokenType> <token>`.
+   * Throws RenderFailure when a template cannot be rendered.
+   */
+  preview(request: Pick<SendRequest, 'configuration' | 'context' | 'fromWebhook' | 'sendId' | 'messageId'>, at: Date): { request: PreviewedRequest; auth: PreviewedRequest | null } {
+    const rendered = this.render(request, at)
+    const { answer } = this.recorders(request.configuration, [])
+    const shown = (outgoing: OutgoingRequest, rules: MaskingRules): PreviewedRequest => {
+      const { method, url, headers, body } = recordRequest(outgoing, rules)
+      return { method, url, headers, body }
+    }
+    if (rendered.auth === null) return { request: shown(rendered.request, answer), auth: null }
+    const masked = shown(rendered.request, answer)
+    return {
+      request: { ...masked, headers: withToken(masked.headers, request.configuration, TOKEN_PLACEHOLDER) },
+      auth: shown(rendered.auth, { ...answer, maskJsonFields: true }),
+    }
   }
 
   /**
@@ -148,7 +187,9 @@ export class WebhookSender {
     const finalRecorders = this.recorders(request.configuration, outcome.secrets)
     const delivered = outcome.error === null && isSuccess(outcome.exchange?.response ?? null)
     const response = outcome.exchange?.response ?? null
-    const responseQueryResults = delivered && response !== null ? runResponseQueries(request.configuration.responseQueries, response.body) : {}
+    const { results: responseQueryResults, cut: responseQueryResultsCut } = delivered && response !== null
+      ? runResponseQueries(request.configuration.responseQueries, response.body)
+      : { results: {}, cut: [] }
     const durationMs = Math.round(performance.now() - clockStart)
     const recordAuth = (rules: MaskingRules): RecordedAuthExchange | null => outcome.auth === null ? null : {
       request: recordRequest(outcome.auth.request, { ...rules, maskJsonFields: true }),
@@ -164,10 +205,11 @@ export class WebhookSender {
     const logged = view(finalRecorders.log)
     const { position } = await services.commands.execute(webhookSendAggregate, request.sendId, {
       type: 'CompleteWebhookSend', outcome: delivered ? 'delivered' : 'failed', ...logged, error: outcome.error,
-      responseQueryResults, durationMs, now: services.clock.now().toISOString(),
+      responseQueryResults, responseQueryResultsCut, durationMs, now: services.clock.now().toISOString(),
     }, request.commandContext)
     const report = (): SendReport => ({
-      sendId: request.sendId, outcome: delivered ? 'delivered' : 'failed', ...view(finalRecorders.answer), error: outcome.error, responseQueryResults, durationMs,
+      sendId: request.sendId, outcome: delivered ? 'delivered' : 'failed', ...view(finalRecorders.answer), error: outcome.error,
+      responseQueryResults, responseQueryResultsCut, durationMs,
     })
     return { report, position }
   }
@@ -194,8 +236,10 @@ export class WebhookSender {
       if ('error' in token) return { request: null, auth, exchange: null, error: token.error, secrets }
       secrets.push(token.token)
       const [header, value] = authorization(configuration, token.token)
-      const others = Object.fromEntries(Object.entries(request.headers).filter(([name]) => name.toLowerCase() !== header.toLowerCase()))
-      request = { ...request, headers: { ...others, [header]: value } }
+      if (!isSendableHeaderValue(value)) {
+        return { request: null, auth, exchange: null, error: { code: 'INVALID_HEADERS', message: `the token cannot be sent in header ${header}: it has a character a header value cannot carry` }, secrets }
+      }
+      request = { ...request, headers: withToken(request.headers, configuration, token.token) }
     }
     const sent = await exchange(request, this.httpOptions)
     const status = sent.response?.status

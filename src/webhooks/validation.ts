@@ -4,7 +4,7 @@ import { compileTemplate } from '../templates/compile.js'
 import { emptyTemplateContext } from '../templates/context.js'
 import { TemplateExecutionError, TemplateSyntaxError } from '../templates/errors.js'
 import { httpMethods } from './http.js'
-import { parseHeaders, templateFields, type TemplateField } from './render.js'
+import { isReservedHeader, isSendableHeaderValue, parseHeaders, templateFields, type TemplateField } from './render.js'
 import { jsonPathProblem, QUERY_NAME } from './responseQueries.js'
 import { signingSecretProblem } from './signing.js'
 
@@ -14,14 +14,15 @@ export type ConfigurationError = FieldError & { line?: number; column?: number }
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const previewEnvironment = { now: new Date(0), fromWebhook: () => null }
 
-const templateError = (field: string, error: unknown): ConfigurationError | null => {
+const templateError = (field: string, error: unknown): ConfigurationError => {
   if (error instanceof TemplateSyntaxError) {
     return { field, message: `template error at line ${error.position.line}, column ${error.position.column}: ${error.reason}`, ...error.position }
   }
   if (error instanceof TemplateExecutionError) {
     return { field, message: `does not render against the empty credit: ${error.message}`, ...(error.position ?? {}) }
   }
-  return null
+  // Whatever else compiling throws (the generated code too deep for the JavaScript parser…) is still the template's problem, not the service's.
+  return { field, message: `template error: the template cannot be compiled (${error instanceof Error ? `${error.name}: ${error.message}` : String(error)})` }
 }
 
 /**
@@ -35,9 +36,7 @@ const tryRender = (field: string, source: string, render: boolean): { text: stri
     const compiled = compileTemplate(source)
     return { text: render ? compiled.render(emptyTemplateContext(), previewEnvironment) : '' }
   } catch (error) {
-    const problem = templateError(field, error)
-    if (problem === null) throw error
-    return { error: problem }
+    return { error: templateError(field, error) }
   }
 }
 
@@ -94,6 +93,8 @@ export const validateConfiguration = (config: Omit<WebhookConfiguration, 'signin
   for (const field of ['authHeader', 'tokenHeader'] as const) {
     if (config[field].trim() !== '' && !HEADER_NAME.test(config[field].trim())) errors.push({ field: at(field), message: 'must be an HTTP header name' })
   }
+  if (isReservedHeader(config.authHeader)) errors.push({ field: at('authHeader'), message: `${config.authHeader.trim()} is set by the HTTP client and cannot carry the token` })
+  if (!isSendableHeaderValue(config.tokenType)) errors.push({ field: at('tokenType'), message: 'has a character a header value cannot carry: only tab, space, visible ASCII and 0x80–0xFF' })
   if (config.tokenSourceKey.trim().startsWith('$')) {
     const problem = jsonPathProblem(config.tokenSourceKey.trim())
     if (problem !== null) errors.push({ field: at('tokenSourceKey'), message: problem })

@@ -8,6 +8,7 @@ import { createRuntime } from '../../src/runtime.js'
 import { newId } from '../../src/shared/ids.js'
 import { organizationApi } from '../helpers/api.js'
 import { createTestApp } from '../helpers/app.js'
+import { firing } from '../helpers/firing.js'
 import { startSink } from '../helpers/sink.js'
 
 const api = organizationApi
@@ -55,7 +56,7 @@ t.test('send=false only renders, and runs responseQueries over a sample response
   t.equal(response.statusCode, 200)
   t.match(response.json().data, {
     request: { method: 'POST', url: `${sink.url}/hook`, headers: { Authorization: 'Bearer <token>' } },
-    auth: { method: 'POST', url: `${sink.url}/token`, body: '{"client": "x"}' },
+    auth: { method: 'POST', url: `${sink.url}/token`, body: '{"client":"x"}' },
     responseQueryResults: { reference: 'S-1' }, error: null,
   })
   const rendered = await api(svc)('POST', '/webhook-test?send=false', { url: `${sink.url}/hook`, requestBody: '{{ fromWebhook "scoring" "score" }}', fromWebhook: { scoring: { score: 700 } } })
@@ -246,4 +247,161 @@ t.test('a send interrupted by a stop is recorded as unknown at the next start, a
     creditId: null, orderId: null, request: null, now: new Date().toISOString(),
   }, { organizationId: svc.organizationId, actorId: null, correlationId: sendId })
   t.equal(again.events.length, 0, 'the same send cannot start again')
+})
+
+/** A body template that passes validation (bodies are only compiled) and whose render overflows the stack: toJson of a list nested 100,000 deep. */
+const overflowing = '{{ $x := list }}{{ range 100000 }}{{ $x = list $x }}{{ end }}{{ toJson $x }}'
+
+t.test('a render that overflows the stack is a TEMPLATE_ERROR at /webhook-test: a failed, logged send, and an error in a preview, never a 500', async (t) => {
+  const sink = await startSink(t)
+  const svc = await testApp(t)
+  const call = api(svc)
+  const sent = await call('POST', '/webhook-test', { url: `${sink.url}/hook`, requestBody: overflowing })
+  t.equal(sent.statusCode, 200)
+  t.match(sent.json().data, {
+    outcome: 'failed', request: null, error: { code: 'TEMPLATE_ERROR', message: /^requestBody: 1:\d+: render failed: RangeError: Maximum call stack size exceeded/ },
+  })
+  t.match((await call('GET', '/webhook-test/logs')).json().data, [{ ID: sent.json().data.logID, status: 'failed', error: { code: 'TEMPLATE_ERROR' } }])
+  const previewed = await call('POST', '/webhook-test?send=false', { url: `${sink.url}/hook`, requestBody: overflowing })
+  t.equal(previewed.statusCode, 200)
+  t.match(previewed.json().data, { request: null, error: { code: 'TEMPLATE_ERROR', message: /Maximum call stack size exceeded/ } })
+  t.equal(sink.requests.length, 0, 'nothing was sent')
+})
+
+t.test('in a firing, a webhook whose render overflows the stack is logged as a failed send; the others are delivered and the trigger is not retried', async (t) => {
+  const sink = await startSink(t)
+  const svc = await testApp(t)
+  const retries: unknown[] = []
+  svc.runtime.logger.warn = (...args: unknown[]) => {
+    if (args.some((arg) => typeof arg === 'string' && /retrying/.test(arg))) retries.push(args)
+  }
+  const f = await firing(svc, sink)
+  const bad = await f.webhook({ tag: 'bad', path: '/bad', requestBody: overflowing })
+  const good = await f.webhook({ tag: 'good', path: '/good', requestBody: '{"id": {{ .Credit.ID | toJson }}}' })
+  const credit = await f.l.disbursedCredit({ creditLineId: await f.line({ onDeliveredWebhooks: [bad, good] }) })
+  const sends = await f.settled(credit.ID, 2)
+  t.match(sends.find((s) => s.webhookId === bad), { status: 'failed', request: null, error: { code: 'TEMPLATE_ERROR', message: /Maximum call stack size exceeded/ } })
+  t.match(sends.find((s) => s.webhookId === good), { status: 'delivered' })
+  t.same(f.received().map((r) => r.path), ['/good'])
+  t.match((await f.api('GET', `/webhook/${bad}/logs`)).json().data, [{ status: 'failed', error: { code: 'TEMPLATE_ERROR' } }], 'in the webhook\'s log')
+  t.same(retries, [], 'the trigger was handled once, not retried')
+})
+
+/** An answer whose `$..*` repeats a 200 KB string once per level above it, and seven strings of 12,000 characters. */
+const largeAnswer = () => {
+  let deep: unknown = { pad: 'x'.repeat(200_000) }
+  for (let i = 0; i < 60; i++) deep = { n: deep }
+  return { ref: 'R-1', chunks: Array.from({ length: 7 }, (_, i) => String(i).repeat(12_000)), deep }
+}
+const chunkQueries = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`c${i}`, `$.chunks[${i}]`]))
+
+t.test('a response query result over 16 KiB, or beyond 64 KiB with the results before it, is kept as null and named as cut', async (t) => {
+  const sink = await startSink(t)
+  sink.route('/large', { body: largeAnswer() })
+  const svc = await testApp(t)
+  const call = api(svc)
+  const responseQueries = { ref: '$.ref', all: '$..*', ...chunkQueries }
+  const sent = (await call('POST', '/webhook-test', { url: `${sink.url}/large`, responseQueries })).json().data
+  const expected = {
+    ref: 'R-1', all: null, c0: '0'.repeat(12_000), c1: '1'.repeat(12_000), c2: '2'.repeat(12_000), c3: '3'.repeat(12_000), c4: '4'.repeat(12_000), c5: null, c6: null,
+  }
+  t.equal(sent.outcome, 'delivered')
+  t.same(sent.responseQueryResults, expected)
+  t.same(sent.responseQueryResultsCut, ['all', 'c5', 'c6'])
+  const log = await call('GET', '/webhook-test/logs')
+  t.ok(log.body.length < 200_000, `the log listing is small (${log.body.length} bytes)`)
+  t.match(log.json().data, [{ responseQueryResults: expected, responseQueryResultsCut: ['all', 'c5', 'c6'] }])
+  const previewed = (await call('POST', '/webhook-test?send=false', { url: `${sink.url}/large`, responseQueries, sampleResponse: { body: largeAnswer() } })).json().data
+  t.same(previewed.responseQueryResults, expected, 'a preview over a sample response is cut the same way')
+  t.same(previewed.responseQueryResultsCut, ['all', 'c5', 'c6'])
+})
+
+t.test('fromWebhook reads null for a response query result that was cut for its size', async (t) => {
+  const sink = await startSink(t)
+  sink.route('/writer', { body: largeAnswer() })
+  const svc = await testApp(t)
+  const f = await firing(svc, sink)
+  const writer = await f.webhook({ tag: 'writer', path: '/writer', requestBody: '{}', responseQueries: { ref: '$.ref', all: '$..*' } })
+  const reader = await f.webhook({ tag: 'reader', path: '/reader', requestBody: '{{ fromWebhook "writer" "all" | toJson }}|{{ fromWebhook "writer" "ref" }}' })
+  const credit = await f.l.disbursedCredit({ creditLineId: await f.line({ onDeliveredWebhooks: [reader, writer] }) })
+  const sends = await f.settled(credit.ID, 2)
+  t.match(sends.find((s) => s.webhookId === writer), { status: 'delivered', responseQueryResults: { ref: 'R-1', all: null }, responseQueryResultsCut: ['all'] })
+  t.equal(f.received().find((r) => r.path === '/reader')?.body, 'null|R-1')
+})
+
+t.test('header templates that can never be sent are refused at create, update and test naming the field; at send time they fail as INVALID_HEADERS', async (t) => {
+  const sink = await startSink(t)
+  const svc = await testApp(t)
+  const call = api(svc)
+  const unsendable = [
+    '{"X-Name": "Pago €5"}', '{"X-Name": "a\\u0001b"}', '{"Content-Length": "1"}', '{"transfer-encoding": "chunked"}', '{"Host": "evil.example"}',
+    '{"Connection": "close"}', '{"Keep-Alive": "timeout=5"}', '{"Expect": "100-continue"}', '{"Upgrade": "websocket"}', '{"TE": "trailers"}', '{"Trailer": "X-A"}',
+  ]
+  const id = (await call('POST', '/webhook', { tag: 'h', url: `${sink.url}/h` })).json().data.ID
+  for (const requestHeader of unsendable) {
+    const created = await call('POST', '/webhook', { tag: 'h', url: `${sink.url}/h`, requestHeader })
+    t.equal(created.statusCode, 400, requestHeader)
+    t.match(created.json().data.errors, [{ field: 'body.requestHeader', message: /renders headers that cannot be sent: .*(cannot be given|cannot carry)/ }], requestHeader)
+    t.equal((await call('PUT', `/webhook/${id}`, { authEnabled: true, authUrl: `${sink.url}/token`, authRequestHeader: requestHeader })).statusCode, 400, `update ${requestHeader}`)
+    t.equal((await call('POST', '/webhook-test', { url: `${sink.url}/h`, requestHeader })).statusCode, 400, `test ${requestHeader}`)
+  }
+  const reserved = await call('POST', '/webhook', { tag: 'h', url: `${sink.url}/h`, authHeader: 'Host' })
+  t.match(reserved.json().data.errors, [{ field: 'body.authHeader', message: /cannot carry the token/ }])
+  const fine = await call('POST', '/webhook-test', { url: `${sink.url}/h`, requestHeader: '{"X-Name": "Gómez", "X-Tabbed": "a\\tb"}' })
+  t.equal(fine.json().data.outcome, 'delivered', 'tab and Latin-1 characters can be sent')
+  t.equal(sink.requests.length, 1)
+
+  const fromData = await call('POST', '/webhook-test', {
+    url: `${sink.url}/h`, requestHeader: '{"X-Name": {{ fromWebhook "crm" "name" | default "x" | toJson }}}', fromWebhook: { crm: { name: 'Pago €5' } },
+  })
+  t.match(fromData.json().data, { outcome: 'failed', request: null, error: { code: 'INVALID_HEADERS', message: /requestHeader renders headers that cannot be sent: X-Name has a character .* \(U\+20AC\)/ } })
+  t.equal(sink.requests.length, 1, 'nothing more was sent')
+  t.match((await call('GET', '/webhook-test/logs')).json().data[0], { status: 'failed', error: { code: 'INVALID_HEADERS' } })
+})
+
+t.test('a test send as an archived webhook answers 409 NOT_ACTIVE and sends nothing, as a re-send does; rendering it with send=false still works', async (t) => {
+  const sink = await startSink(t)
+  const svc = await testApp(t)
+  const call = api(svc)
+  const id = (await call('POST', '/webhook', { tag: 'old', url: `${sink.url}/old`, requestBody: body })).json().data.ID
+  t.equal((await call('DELETE', `/webhook/${id}`)).statusCode, 200)
+  const refused = await call('POST', '/webhook-test', { webhookID: id })
+  t.equal(refused.statusCode, 409)
+  t.equal(refused.json().data.code, 'NOT_ACTIVE')
+  t.equal(sink.requests.length, 0, 'nothing was sent')
+  t.equal((await call('GET', `/webhook/${id}/logs`)).json().data.length, 0, 'nothing was logged')
+  const previewed = await call('POST', '/webhook-test?send=false', { webhookID: id })
+  t.equal(previewed.statusCode, 200)
+  t.match(previewed.json().data, { request: { url: `${sink.url}/old` }, error: null })
+})
+
+t.test('send=false masks credential headers and secret fields of the token request as the log does; the token header shows <tokenType> <token>', async (t) => {
+  const sink = await startSink(t)
+  const svc = await testApp(t)
+  const previewed = await api(svc)('POST', '/webhook-test?send=false', {
+    url: `${sink.url}/hook`, requestBody: '{}', requestHeader: '{"X-Api-Key": "static-key-1", "X-Origin": "crm"}',
+    authEnabled: true, authUrl: `${sink.url}/token`, authRequestHeader: '{"X-Client-Secret": "hdr-secret-2"}',
+    authRequestBody: '{"client_id": "me", "client_secret": "s3cr3t-value"}', tokenType: 'Bearer',
+  })
+  t.equal(previewed.statusCode, 200)
+  const data = previewed.json().data
+  t.match(data.request.headers, { 'X-Api-Key': '***', 'X-Origin': 'crm', Authorization: 'Bearer <token>' })
+  t.match(data.auth, { headers: { 'X-Client-Secret': '***' }, body: /"client_id":"me","client_secret":"\*\*\*"/ })
+  t.notMatch(previewed.body, /static-key-1|hdr-secret-2|s3cr3t-value/, 'no credential in the answer')
+  t.equal(sink.requests.length, 0)
+})
+
+t.test('common credential headers are masked in the log and the answer: any name containing auth, key, token, secret, password or signature', async (t) => {
+  const sink = await startSink(t)
+  const svc = await testApp(t)
+  const call = api(svc)
+  const credentials = {
+    'Ocp-Apim-Subscription-Key': 'k-1', 'X-Access-Key': 'k-2', 'X-Shared-Key': 'k-3', 'X-Auth': 'k-4', 'X-Origin-Secret': 'k-5', 'X-Signature': 'k-6',
+    'X-Password': 'k-7', 'X-Session-Token': 'k-8',
+  }
+  const sent = (await call('POST', '/webhook-test', { url: `${sink.url}/hook`, requestHeader: JSON.stringify({ ...credentials, 'X-Origin': 'crm' }) })).json().data
+  const masked = Object.fromEntries(Object.keys(credentials).map((name) => [name, '***']))
+  t.match(sent.request.headers, { ...masked, 'X-Origin': 'crm' })
+  t.match((await call('GET', '/webhook-test/logs')).json().data[0].request.headers, { ...masked, 'X-Origin': 'crm' })
+  t.equal(sink.requests[0]?.headers['ocp-apim-subscription-key'], 'k-1', 'the destination got the credential itself')
 })

@@ -149,3 +149,39 @@ t.test('a webhook is read with ReadWebhook, its send logs (credit and debtor dat
   t.equal((await (await as(['ReadWebhook', 'ReadCredit']))(`/webhook/${id}/logs`)).statusCode, 200)
   t.match((await (await as(['ReadCredit']))(`/webhook/${id}/logs`)).json().data, { code: 'FORBIDDEN', permission: 'ReadWebhook' })
 })
+
+t.test('a string escape beyond Unicode and a pipeline of thousands of stages are 400 syntax errors with line and column at create, update and test, not 500', async (t) => {
+  const svc = await createTestApp(t)
+  const call = api(svc)
+  const id = (await call('POST', '/webhook', valid)).json().data.ID
+  const templates: Array<[string, RegExp]> = [
+    ['{{ "\\U0011FFFF" }}', /line 1, column 4: escape \\U0011FFFF is not a Unicode code point/],
+    ['{{ "\\400" }}', /line 1, column 4: octal escape \\400 is above \\377/],
+    [`{{1${'|add1'.repeat(12_000)}}}`, /nested deeper than 100 levels/],
+  ]
+  for (const [requestBody, message] of templates) {
+    const label = requestBody.slice(0, 20)
+    for (const [method, url] of [['POST', '/webhook'], ['PUT', `/webhook/${id}`], ['POST', '/webhook-test?send=false']] as const) {
+      const response = await call(method, url, { ...(method === 'POST' ? valid : {}), requestBody })
+      t.equal(response.statusCode, 400, `${method} ${url} ${label}`)
+      t.match(response.json().data.errors, [{ field: 'body.requestBody', message, line: 1 }], `${method} ${url} ${label}`)
+    }
+  }
+})
+
+t.test('recursive descent followed by a bracket is a valid JSONPath for responseQueries and tokenSourceKey; a single dot before a bracket is not', async (t) => {
+  const svc = await createTestApp(t)
+  const call = api(svc)
+  const responseQueries = { byFilter: '$..[?(@.id == 2)].ref', first: '$..[0]', quoted: "$..['ref']" }
+  const created = await call('POST', '/webhook', { ...valid, responseQueries, tokenSourceKey: '$..[0].token' })
+  t.equal(created.statusCode, 201, created.body)
+  const previewed = await call('POST', '/webhook-test?send=false', {
+    ...valid, responseQueries, sampleResponse: { body: { data: { items: [{ id: 1, ref: 'A' }, { id: 2, ref: 'B' }] } } },
+  })
+  t.match(previewed.json().data.responseQueryResults, { byFilter: 'B', first: { id: 1, ref: 'A' }, quoted: ['A', 'B'] })
+  const refused = await call('POST', '/webhook', { ...valid, responseQueries: { dotted: '$.data.[items]' }, tokenSourceKey: '$.a.[0]' })
+  t.equal(refused.statusCode, 400)
+  t.match(refused.json().data.errors, [
+    { field: 'body.tokenSourceKey', message: /not a valid JSONPath/ }, { field: 'body.responseQueries.dotted', message: /not a valid JSONPath/ },
+  ])
+})

@@ -2,6 +2,7 @@ import t, { type Test } from 'tap'
 import { compileTemplate, compiledTemplateCount } from '../../src/templates/compile.js'
 import { emptyTemplateContext, type TemplateContext } from '../../src/templates/context.js'
 import { TemplateExecutionError, TemplateSyntaxError } from '../../src/templates/errors.js'
+import type { RenderLimits } from '../../src/templates/runtime.js'
 
 const env = {
   now: new Date('2026-01-15T12:34:56.789Z'),
@@ -29,6 +30,10 @@ const credit = (): TemplateContext => {
 }
 
 const render = (source: string, data: unknown = credit()) => compileTemplate(source).render(data, env)
+const renderWithin = (source: string, limits: Partial<RenderLimits>) => compileTemplate(source).render(credit(), env, limits)
+
+/** A list holding itself twice, `times` over: 2^times strings of 8 characters, built in `times` calls. */
+const doubled = (times: number) => `{{ $x := "abcdefgh" }}{{ range ${times} }}{{ $x = list $x $x }}{{ end }}`
 
 const syntaxError = (tt: Test, source: string, pattern: RegExp, line?: number, column?: number) => {
   try {
@@ -237,6 +242,91 @@ t.test('renders are bounded in output, work and repetition', async (t) => {
   t.throws(() => render('{{ repeat 100000000 "ab" }}'), /too large/)
   t.throws(() => render('{{ $s := "ab" }}{{ range 40 }}{{ $s = cat $s $s }}{{ end }}'), /value too large/)
   t.equal(render('{{ printf "%99999d" 1 }}'), '%!(BADWIDTH)')
+})
+
+t.test('printing, encoding or comparing a value pays a step per element as it walks: a list nested in itself runs out of steps', async (t) => {
+  const walks = [
+    '{{ $x }}', '{{ toJson $x }}', '{{ toPrettyJson $x }}', '{{ print $x }}', '{{ println $x }}', '{{ printf "%v" $x }}', '{{ printf "%#v" $x }}',
+    '{{ printf "%d" $x }}', '{{ cat $x }}', '{{ quote $x }}', '{{ toString $x }}', '{{ join "," (list $x) }}', '{{ sortAlpha (list $x) }}',
+    '{{ has 1 (list $x) }}', '{{ uniq (list $x $x) }}', '{{ html $x }}', '{{ dict $x 1 }}',
+  ]
+  for (const walk of walks) {
+    t.throws(() => renderWithin(`${doubled(16)}${walk}`, { maxSteps: 10_000, maxOutput: 100_000_000 }), /render exceeds 10000 steps/, walk)
+  }
+  t.equal(renderWithin(`${doubled(2)}{{ $x }} {{ toJson $x }}`, { maxSteps: 100 }), '[[abcdefgh abcdefgh] [abcdefgh abcdefgh]] [["abcdefgh","abcdefgh"],["abcdefgh","abcdefgh"]]', 'a small one is written')
+})
+
+t.test('a list doubled 24 times fails at once with the template\'s budget error, before its text is built', async (t) => {
+  for (const walk of ['{{ $x }}', '{{ toJson $x }}', '{{ printf "%v" $x }}', '{{ has "a" (list $x) }}', '{{ uniq (list $x) }}']) {
+    t.throws(() => render(`${doubled(24)}${walk}`), TemplateExecutionError, walk)
+    t.throws(() => render(`${doubled(24)}${walk}`), /render exceeds 1000000 steps|rendered text exceeds 1048576 characters|value too large/, `${walk}: the budget's error, not one of building the text`)
+  }
+  t.throws(() => render(`${doubled(24)}{{ $x }}`), /rendered text exceeds 1048576 characters/, 'the output limit is checked while the text would grow')
+})
+
+t.test('functions pay for the lists and text they read: a loop over a large input runs out of steps', async (t) => {
+  const inputs = '{{ $l := splitList "" (repeat 50000 "a") }}{{ $e := splitList "," (repeat 50000 ",") }}{{ $s := repeat 500000 "a" }}'
+  const calls = [
+    'has "b" $l', 'uniq $l', 'sortAlpha $l', 'join "" $l', 'compact $e', 'len $s', 'trunc 2 $s', 'upper $s', 'contains "b" $s', 'replace "a" "b" $s',
+    'splitList "b" $s', 'sha256sum $s', 'indent 2 $s', 'nindent 2 $s', 'eq $s "b"', 'toJson $s', 'print $s', 'printf "%.1s" $s',
+  ]
+  for (const call of calls) {
+    t.throws(() => renderWithin(`${inputs}{{ range 20 }}{{ $y := ${call} }}{{ end }}`, { maxSteps: 500_000 }), /render exceeds 500000 steps/, call)
+  }
+  t.equal(renderWithin(`${inputs}{{ len (uniq $l) }} {{ has "a" $l }} {{ len $s }}`, { maxSteps: 500_000 }), '1 true 500000', 'once is within the budget')
+})
+
+t.test('uniq and has take one pass: 20,000 distinct elements are deduplicated at once, as Go compares them', async (t) => {
+  const distinct = Array.from({ length: 20_000 }, (_, i) => String.fromCodePoint(0x4e00 + i)).join('')
+  t.equal(render(`{{ len (uniq (splitList "" "${distinct}")) }}`), '20000')
+  t.equal(render('{{ uniq (list 1 "1" 1 (list 1) (list 1) nil nil "a" "a") | toJson }}'), '[1,"1",[1],null,"a"]', 'equal as JSON text, as before')
+  t.equal(render('{{ has "2026-01-15T12:34:56.789Z" (list now) }} {{ has 1 (list "1") }}'), 'true false')
+})
+
+t.test('range N counts N steps once, so a million iterations fit the budget; a range ended early pays only for what it ran', async (t) => {
+  t.equal(render('{{ range 900000 }}{{ end }}'), '')
+  t.equal(render('{{ range 1000000 }}{{ end }}'), '')
+  t.throws(() => render('{{ range 1000001 }}{{ end }}'), /render exceeds 1000000 steps/)
+  t.equal(render('{{ range $i := 1000000000 }}{{ if eq $i 2 }}{{ break }}{{ end }}{{ $i }}{{ end }}'), '01')
+  const broken = '{{ $l := splitList "" (repeat 200000 "a") }}{{ range 100000 }}{{ range $l }}{{ break }}{{ end }}{{ end }}done'
+  t.equal(render(broken), 'done', 'a range ended at once pays one step, not the list\'s length')
+})
+
+t.test('text a function would build beyond the output limit is refused before it is built', async (t) => {
+  t.throws(() => render('{{ replace "" (repeat 1000000 "y") (repeat 1000000 "x") }}'), /error calling replace: replace would be 1000000000000 characters, more than 1048576/)
+  t.throws(() => render('{{ indent 1000000 (repeat 100000 "\\n") }}'), /error calling indent: indent would be \d+ characters/)
+  t.throws(() => render('{{ repeat 2000000 "a" }}'), /repeat: 2000000 × 1 characters is too large/)
+})
+
+t.test('calls that parse decimals or times cost several steps, and multiplying long decimals pays for its digits', async (t) => {
+  t.equal(render('{{ $x := 0 }}{{ range 100000 }}{{ $x = add1 $x }}{{ end }}{{ $x }}'), '100000')
+  t.throws(() => render('{{ $x := 0 }}{{ range 200000 }}{{ $x = add1 $x }}{{ end }}'), /render exceeds 1000000 steps/)
+  t.throws(() => render('{{ range 25000 }}{{ $y := dateInZone "15:04 MST" now "America/Bogota" }}{{ end }}'), /render exceeds 1000000 steps/)
+  const digits = '9'.repeat(500)
+  t.throws(() => render(`{{ $x := "${digits}" }}{{ range 2000 }}{{ $y := mulf $x $x }}{{ end }}`), /render exceeds 1000000 steps/)
+  t.equal(render(`{{ gt "1.${'0'.repeat(4094)}" 0 }}`), 'true', 'a decimal string of 4,096 characters is a number')
+  t.throws(() => render(`{{ gt "1.${'0'.repeat(4095)}" 0 }}`), /incompatible types for comparison: string and int/, 'a longer one is text')
+})
+
+t.test('a JavaScript error while rendering (a stack overflow) is the template\'s execution error, with where it happened', async (t) => {
+  t.throws(() => render('{{ $x := list }}{{ range 100000 }}{{ $x = list $x }}{{ end }}{{ toJson $x }}'),
+    { name: 'TemplateExecutionError', message: /^1:65: render failed: RangeError: Maximum call stack size exceeded/ })
+  const failing = { now: env.now, fromWebhook: (): unknown => { throw new Error('store unavailable') } }
+  t.throws(() => compileTemplate('{{ fromWebhook "a" "b" }}').render(credit(), failing), { name: 'TemplateExecutionError', message: '1:4: render failed: Error: store unavailable' })
+})
+
+t.test('string escapes beyond Unicode or beyond one byte are syntax errors with line and column, as in Go', async (t) => {
+  syntaxError(t, '{{ "\\U0011FFFF" }}', /escape \\U0011FFFF is not a Unicode code point/, 1, 4)
+  syntaxError(t, 'x\n  {{ "a\\400" }}', /octal escape \\400 is above \\377/, 2, 6)
+  t.equal(render('{{ "\\U0010FFFF" | len }}|{{ "\\377" }}'), '1|ÿ')
+})
+
+t.test('each command of a pipeline is a level of nesting: twelve thousand stages are a syntax error, not a crash', async (t) => {
+  const stages = (count: number) => `{{ 0${' | add1'.repeat(count - 1)} }}`
+  t.equal(render(stages(101)), '100', 'a pipeline of 101 commands is 100 levels')
+  syntaxError(t, stages(102), /nested deeper than 100 levels/, 1, 708)
+  syntaxError(t, stages(12_000), /nested deeper than 100 levels/)
+  syntaxError(t, `{{ ${'('.repeat(60)}0${' | add1'.repeat(41)}${')'.repeat(60)} }}`, /nested deeper than 100 levels/, undefined, undefined)
 })
 
 t.test('decimals are taken within 1e±1000: written in full, 1e999999999 would be a billion digits', async (t) => {
