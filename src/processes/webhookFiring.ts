@@ -1,9 +1,10 @@
+import { creditLineAggregate } from '../commands/creditLine.js'
 import type { CommandContext } from '../commands/handler.js'
 import type { RecordedOf } from '../events/catalogue.js'
 import type { Services } from '../services.js'
 import { deterministicIdAfter } from '../shared/ids.js'
 import { templateContextOf } from '../webhooks/context.js'
-import type { FiringWebhook } from '../webhooks/runtime.js'
+import type { FiringWebhook, WebhookLinks } from '../webhooks/runtime.js'
 import type { ResponseValues } from '../projections/webhookResponseValues.js'
 import { WebhookSender, type SendRequest, type StartedSend } from '../webhooks/sender.js'
 import { fromWebhookLookup, loadSource } from '../webhooks/source.js'
@@ -38,10 +39,24 @@ export const firingOrder = (webhooks: readonly FiringWebhook[]): Map<string, str
   return new Map([...waitsFor].map(([id, dependencies]) => [id, dependencies.filter((dependency) => !reaches(dependency, id))]))
 }
 
+/**
+ * The links the credit line had when the trigger happened. The read model's are those unless the line changed at or
+ * after the trigger, which happens when a trigger is handled again after a crash: then the line is folded up to it,
+ * so a webhook linked since is not fired for it (nor one unlinked since left out).
+ */
+const linksAtTrigger = async (event: Trigger, services: Services): Promise<WebhookLinks | null> => {
+  const links = await services.webhooks.directory.links(event.data.creditLineId)
+  if (links !== null && links.changedAt !== null && links.changedAt < event.position) return links
+  const { state } = await services.commands.load(creditLineAggregate, event.data.creditLineId, { before: event.position })
+  if (!state.exists || state.configuration === null) return null
+  const { onOrderWebhooks, onDeliveredWebhooks } = state.configuration
+  return { organizationId: state.organizationId, onOrderWebhooks, onDeliveredWebhooks, changedAt: null }
+}
+
 const linkedWebhooks = async (event: Trigger, services: Services): Promise<FiringWebhook[]> => {
   const { directory } = services.webhooks
   const { organizationId } = event.data
-  const links = await directory.links(event.data.creditLineId)
+  const links = await linksAtTrigger(event, services)
   if (links === null || links.organizationId !== organizationId) return []
   const ids = event.type === 'PaymentOrderApproved' ? links.onOrderWebhooks : links.onDeliveredWebhooks
   const found = await Promise.all(ids.map((id) => directory.webhook(id)))

@@ -15,6 +15,8 @@ export interface WebhookLinks {
   organizationId: string
   onOrderWebhooks: readonly string[]
   onDeliveredWebhooks: readonly string[]
+  /** The log position of the line's last change the read model applied (null when the document does not say). */
+  changedAt: number | null
 }
 
 /** A stored webhook ready to fire: its configuration unsealed, and the tags its templates read through fromWebhook. */
@@ -100,7 +102,10 @@ export class WebhookDirectory {
   links(creditLineId: string): Promise<WebhookLinks | null> {
     return this.lines.get(creditLineId, async () => {
       const line = await this.deps.queries.creditLines.get(creditLineId)
-      return line === null ? null : { organizationId: line.organizationId, onOrderWebhooks: line.onOrderWebhooks, onDeliveredWebhooks: line.onDeliveredWebhooks }
+      return line === null ? null : {
+        organizationId: line.organizationId, onOrderWebhooks: line.onOrderWebhooks, onDeliveredWebhooks: line.onDeliveredWebhooks,
+        changedAt: line._position ?? null,
+      }
     })
   }
 

@@ -60,6 +60,51 @@ t.test('a trigger redelivered after a restart sends nothing new', async (t) => {
   t.equal((await after.sendsOf(credit.ID)).length, 2)
 })
 
+t.test('a trigger handled again after a crash fires what its line linked when it happened, not a webhook linked since', async (t) => {
+  const sink = await startSink(t)
+  const first = await createTestApp(t, { config: { webhookAllowPrivateNetworks: true } })
+  const before = await firing(first, sink)
+  const a = await before.webhook({ tag: 'a', path: '/a', requestBody: '{}' })
+  const b = await before.webhook({ tag: 'b', path: '/b', requestBody: '{}' })
+  const line = await before.line({ onOrderWebhooks: [a] })
+  const credit = await before.l.disbursedCredit({ creditLineId: line })
+  await before.approvedOrder(credit.ID, credit.installments[0]!.ID)
+  await before.settled(credit.ID, 1)
+  const linked = await before.l.call('PATCH', `/v1/credit-lines/${line}`, { onOrderWebhooks: [a, b] })
+  t.equal(linked.statusCode, 200, linked.body)
+  await first.close()
+  // As after a crash before the checkpoint was saved: the approval is handled again.
+  fs.rmSync(path.join(first.config.dataDir, 'process-checkpoints.json'))
+
+  const restarted = await createTestApp(t, { config: first.config })
+  const after = await firing(restarted, sink)
+  await after.quiesce()
+  t.same(after.received().map((r) => r.path), ['/a'], 'b, linked after the approval, was not fired for it')
+  t.same((await after.sendsOf(credit.ID)).map((s) => s.webhookId), [a])
+})
+
+t.test('a trigger first handled after its line changed fires the webhooks linked when it happened', async (t) => {
+  const sink = await startSink(t)
+  // The approval is written while no process runs; the line then changes; the firing happens after the restart.
+  const first = await createTestApp(t, { config: { webhookAllowPrivateNetworks: true, processesEnabled: false } })
+  const before = await firing(first, sink)
+  const a = await before.webhook({ tag: 'a', path: '/a', requestBody: '{}' })
+  const b = await before.webhook({ tag: 'b', path: '/b', requestBody: '{}' })
+  const line = await before.line({ onDeliveredWebhooks: [a] })
+  const credit = await before.l.disbursedCredit({ creditLineId: line })
+  const trigger = await disbursementOf(first, credit.ID)
+  const relinked = await before.l.call('PATCH', `/v1/credit-lines/${line}`, { onDeliveredWebhooks: [b] })
+  t.equal(relinked.statusCode, 200, relinked.body)
+  await first.close()
+
+  const restarted = await createTestApp(t, { config: { ...first.config, processesEnabled: true } })
+  const after = await firing(restarted, sink)
+  const sends = await after.settled(credit.ID, 1)
+  await after.quiesce()
+  t.same(after.received().map((r) => r.path), ['/a'], 'a, linked at the disbursement, went out; b, linked after it, did not')
+  t.match(sends, [{ _id: firingSendId(trigger, a), status: 'delivered' }])
+})
+
 t.test('a trigger logged before ids were time-ordered keeps the send id it had, so an upgrade never sends it again', async (t) => {
   const olderTrigger = '3b241101-e2bb-4255-8caf-4136c566a962'
   const hook = newId()
