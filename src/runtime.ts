@@ -76,6 +76,8 @@ const openNotifier = (config: Config, logger: Logger): Notifier =>
     : new LogNotifier(logger)
 
 /** The composition root: opens the stores the configuration names and wires every part to them. */
+const LEFTOVER_IDLE_MS = 60_000
+
 export const createRuntime = async (config: Config, options: RuntimeOptions = {}): Promise<Runtime> => {
   fs.mkdirSync(config.dataDir, { recursive: true })
   const clock = options.clock ?? systemClock
@@ -156,6 +158,11 @@ export const createRuntime = async (config: Config, options: RuntimeOptions = {}
     ...services,
     eventStore, readStore, projections, processes, scheduler,
     async start(startOptions = {}) {
+      // A write cut off by a crash leaves a partial file no one will finish; a minute idle tells it from one being written.
+      void files.removeLeftovers(LEFTOVER_IDLE_MS, clock.now()).then(
+        (removed) => { if (removed > 0) logger.info({ removed }, 'removed files left by writes a crash cut off') },
+        (error: unknown) => logger.warn({ err: error }, 'could not remove files left by cut-off writes'),
+      )
       await snapshots?.restore()
       await projections.start(startOptions.onProgress)
       if (config.processesEnabled) await processes.start()

@@ -31,4 +31,9 @@ export interface FileStore {
   stat(fileId: string): Promise<StoredFile | null>
   open(fileId: string): Promise<OpenedFile | null>
   delete(fileId: string): Promise<boolean>
+  /**
+   * Removes what writes cut off by a crash left behind (never a stored file), once nothing has written to it for
+   * `idleMs`; answers how many were removed. At start-up.
+   */
+  removeLeftovers(idleMs: number, now: Date): Promise<number>
 }

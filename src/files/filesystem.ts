@@ -75,6 +75,22 @@ export class FilesystemFileStore implements FileStore {
     return { file, stream: createReadStream(this.paths(fileId).content) }
   }
 
+  async removeLeftovers(idleMs: number, now: Date): Promise<number> {
+    let removed = 0
+    const shards = await fs.readdir(this.root, { withFileTypes: true }).catch(() => [])
+    for (const shard of shards.filter((entry) => entry.isDirectory())) {
+      const dir = path.join(this.root, shard.name)
+      for (const name of (await fs.readdir(dir)).filter((each) => each.endsWith('.tmp'))) {
+        const file = path.join(dir, name)
+        const stats = await fs.stat(file).catch(() => null)
+        if (stats === null || now.getTime() - stats.mtimeMs < idleMs) continue
+        await fs.rm(file, { force: true })
+        removed++
+      }
+    }
+    return removed
+  }
+
   async delete(fileId: string): Promise<boolean> {
     const paths = this.paths(fileId)
     const existed = (await this.stat(fileId)) !== null

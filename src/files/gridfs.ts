@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { GridFSBucket, type Db, type ObjectId } from 'mongodb'
+import { GridFSBucket, ObjectId, type Db } from 'mongodb'
 import type { FileMetadata, FileStore, OpenedFile, StoredFile } from './fileStore.js'
 
 interface GridFile {
@@ -28,10 +28,28 @@ export class GridFsFileStore implements FileStore {
   readonly kind = 'gridfs' as const
   private readonly bucket: GridFSBucket
   private readonly files
+  private readonly chunks
 
-  constructor(db: Db, bucketName = 'files') {
+  constructor(db: Db, private readonly bucketName = 'files') {
     this.bucket = new GridFSBucket(db, { bucketName })
     this.files = db.collection<GridFile>(`${bucketName}.files`)
+    this.chunks = db.collection<{ files_id: ObjectId; n: number }>(`${bucketName}.chunks`)
+  }
+
+  /**
+   * An upload cut off by a crash leaves chunks and no files document. Its GridFS id is an ObjectId made when the
+   * upload opened, so one opened before `now − idleMs` and still without a files document will never get one.
+   */
+  async removeLeftovers(idleMs: number, now: Date): Promise<number> {
+    const openedBefore = ObjectId.createFromTime(Math.floor((now.getTime() - idleMs) / 1000))
+    const orphans = await this.chunks.aggregate<{ files_id: ObjectId }>([
+      { $match: { files_id: { $lt: openedBefore }, n: 0 } },
+      { $lookup: { from: `${this.bucketName}.files`, localField: 'files_id', foreignField: '_id', as: 'file' } },
+      { $match: { file: { $size: 0 } } },
+      { $project: { _id: 0, files_id: 1 } },
+    ]).toArray()
+    for (const { files_id: uploadId } of orphans) await this.chunks.deleteMany({ files_id: uploadId })
+    return orphans.length
   }
 
   async put(fileId: string, content: Readable | Buffer, metadata: FileMetadata): Promise<StoredFile> {

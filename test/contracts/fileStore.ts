@@ -37,6 +37,22 @@ export const fileStoreContract = (t: Test, open: () => Promise<FileStore>) => {
     t.equal((await read(opened?.stream ?? Readable.from([]))).length, 900_000)
   })
 
+  t.test('a write cut off mid-stream stores nothing, and removing leftovers never touches a stored file', async (t) => {
+    const files = await open()
+    const kept = newId()
+    await files.put(kept, Buffer.from('kept'), meta)
+    const cut = newId()
+    const failing = Readable.from((function* () {
+      yield Buffer.alloc(300_000, 1)
+      throw new Error('the writer died')
+    })())
+    await t.rejects(files.put(cut, failing, meta))
+    const removed = await files.removeLeftovers(0, new Date(Date.now() + 2_000))
+    t.ok(removed >= 0)
+    t.equal(await files.stat(cut), null, 'the cut-off file was never stored')
+    t.same(await read((await files.open(kept))?.stream ?? Readable.from([])), Buffer.from('kept'), 'the stored one is intact')
+  })
+
   t.test('answers null for an unknown id and deletes', async (t) => {
     const files = await open()
     t.equal(await files.open(newId()), null)
