@@ -107,7 +107,8 @@ export const installmentView = (state: CreditState, installment: InstallmentPosi
  * The credit on the wire, from the aggregate's state: the read model stores
  * that state, and `?asOf` folds the events up to a moment, so both render alike.
  */
-export const creditSummaryView = (state: CreditState, debtor: CreditDoc['debtor'], today: string): Static<typeof CreditSummary> => {
+/** `withScore`: the caller may read the automatic score (ReadAnalysis); otherwise it is null. */
+export const creditSummaryView = (state: CreditState, debtor: CreditDoc['debtor'], today: string, withScore: boolean): Static<typeof CreditSummary> => {
   if (state.status === 'none') throw new Error('a credit that does not exist has no view')
   const figures = creditFigures(state)
   const oldest = state.installments.find((i) => !isPaid(i))
@@ -126,7 +127,7 @@ export const creditSummaryView = (state: CreditState, debtor: CreditDoc['debtor'
       paidTotal: figures.paidTotal, unapplied: toMoneyString(state.unapplied, state.currency),
     },
     installmentsPaid: figures.installmentsPaid, installmentsCount: state.installments.length, nextDueDate: figures.nextDueDate,
-    daysPastDue: oldest === undefined ? 0 : installmentArrearsDays(state.status, oldest, today), score: state.score,
+    daysPastDue: oldest === undefined ? 0 : installmentArrearsDays(state.status, oldest, today), score: withScore ? state.score : null,
     taxes: state.taxes.map(({ taxId, name, type, appliesTo, base, percentage, amount, currency, appliedAt }) => ({
       taxId, name, type, appliesTo, base, percentage, amount, currency, appliedAt,
     })),
@@ -137,7 +138,7 @@ export const creditSummaryView = (state: CreditState, debtor: CreditDoc['debtor'
   }
 }
 
-export const creditView = (state: CreditState, debtor: CreditDoc['debtor'], today: string): Static<typeof Credit> => ({
-  ...creditSummaryView(state, debtor, today),
+export const creditView = (state: CreditState, debtor: CreditDoc['debtor'], today: string, withScore: boolean): Static<typeof Credit> => ({
+  ...creditSummaryView(state, debtor, today, withScore),
   installments: state.installments.map((i) => installmentView(state, i, today)),
 })

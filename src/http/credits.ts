@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import { Type, type Static } from 'typebox'
+import { Type } from 'typebox'
 import { creditAggregate, type CreditCommand } from '../commands/credit.js'
 import { disburseCredit, loadCreditIn, requestCredit } from '../commands/lending.js'
 import { profileAggregate } from '../commands/profile.js'
@@ -47,11 +47,9 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
   }
   /** The automatic score is an analysis: shown only to a caller holding ReadAnalysis (null otherwise). */
   const scoresVisible = (request: FastifyRequest) => organizationOf(request).permissions.has('ReadAnalysis')
-  const forCaller = (request: FastifyRequest, credit: Static<typeof Credit>): Static<typeof Credit> =>
-    scoresVisible(request) ? credit : { ...credit, score: null }
   const respond = async (request: FastifyRequest, creditId: string) => {
     const doc = await load(organizationOf(request).id, creditId)
-    return { status: 'success' as const, data: { credit: forCaller(request, creditView(doc, doc.debtor, today())) } }
+    return { status: 'success' as const, data: { credit: creditView(doc, doc.debtor, today(), scoresVisible(request)) } }
   }
 
   app.post('/credits', {
@@ -106,10 +104,7 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     })
     const day = today()
     const withScores = scoresVisible(request)
-    const views = items.map((doc) => {
-      const view = creditSummaryView(doc, doc.debtor, day)
-      return withScores ? view : { ...view, score: null }
-    })
+    const views = items.map((doc) => creditSummaryView(doc, doc.debtor, day, withScores))
     return { status: 'success' as const, data: views, pagination: pagination(page, limit, total) }
   })
 
@@ -136,7 +131,7 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     const debtor = profile.exists
       ? debtorOfProfile({ profileId: profile.profileId, organizationId: profile.organizationId, type: profile.profileType, natural: profile.natural, legal: profile.legal, files: { ...profile.files } })
       : null
-    return { status: 'success' as const, data: { credit: forCaller(request, creditView(state, debtor, dayOf(moment))) } }
+    return { status: 'success' as const, data: { credit: creditView(state, debtor, dayOf(moment), scoresVisible(request)) } }
   })
 
   app.get('/credits/:creditid/installments', {
