@@ -3,7 +3,7 @@ import { Decimal } from 'decimal.js'
 import { formatGoTime } from './goTime.js'
 import { sprintf } from './printf.js'
 import {
-  asDecimal, describeValue, formatValue, goTypeName, inDecimalRange, isList, isMap, isTime, kindOf, MAX_DECIMAL_EXPONENT, newMap, ownValue, textLength, textSteps, toJsonText, truth,
+  argumentTextSteps, asDecimal, describeValue, formatValue, goTypeName, inDecimalRange, isList, isMap, isTime, kindOf, MAX_DECIMAL_EXPONENT, newMap, ownValue, textLength, textSteps, toJsonText, truth,
   type Meter,
 } from './values.js'
 
@@ -90,7 +90,7 @@ const integer = (value: unknown, name: string): number => {
  * functions that parse their arguments pay for the text once more.
  */
 const chargeDecimalText = (args: readonly unknown[], meter: Meter): void => {
-  for (const arg of args) if (typeof arg === 'string') meter.charge(textSteps(arg.length))
+  meter.charge(argumentTextSteps(args))
 }
 
 const decimalOf = (value: unknown, name: string): Decimal => {

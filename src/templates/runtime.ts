@@ -1,6 +1,6 @@
 import { TemplateExecutionError, type Position } from './errors.js'
 import { FunctionError, templateFunctions, type RenderEnvironment } from './functions.js'
-import { formatValue, goTypeName, isList, isMap, kindOf, ownValue, textLength, textSteps, truth, type Meter } from './values.js'
+import { argumentTextSteps, formatValue, goTypeName, isList, isMap, kindOf, ownValue, textLength, truth, type Meter } from './values.js'
 
 /** A place in the template the generated code refers to by number: where it is, and what it names. */
 export interface Site {
@@ -138,7 +138,8 @@ export class RenderRuntime implements Meter {
     const fn = templateFunctions.get(name)
     if (fn === undefined) this.fail(site, `function "${name}" not defined`)
     this.current = site
-    this.step(site, fn.steps + textRead(args))
+    // Every function that takes text reads it at least once.
+    this.step(site, fn.steps + argumentTextSteps(args))
     try {
       return this.checkSize(fn.call(args, this.env, this), site)
     } catch (error) {
@@ -199,13 +200,6 @@ export class RenderRuntime implements Meter {
     }
     return result
   }
-}
-
-/** Steps for the text of a call's string arguments: every function that takes text reads it at least once. */
-const textRead = (args: readonly unknown[]): number => {
-  let steps = 0
-  for (const arg of args) if (typeof arg === 'string') steps += textSteps(arg.length)
-  return steps
 }
 
 /** Longest text of an error message: `fail` and `required` take the template's text, and the message is kept with the send. */

@@ -153,6 +153,13 @@ const TEXT_PER_STEP = 16
 
 export const textSteps = (length: number): number => Math.floor(length / TEXT_PER_STEP)
 
+/** Steps for reading the text of a call's string arguments once. */
+export const argumentTextSteps = (args: readonly unknown[]): number => {
+  let steps = 0
+  for (const arg of args) if (typeof arg === 'string') steps += textSteps(arg.length)
+  return steps
+}
+
 /**
  * Walks a value as formatValue and toJsonText will write it, paying one step
  * per element and the text of its strings, and answers a lower bound of the
