@@ -9,7 +9,7 @@ import type { Services } from '../services.js'
 import { AppError, notFound } from '../shared/errors.js'
 import { ADMIN_SCOPE } from '../shared/permissions.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
-import { requireAssignable } from './plugins/organization.js'
+import { requireMemberRoleHeld } from './plugins/organization.js'
 import { failures, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 
 const Client = Type.Object({
@@ -44,8 +44,7 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       throw new AppError('FORBIDDEN', `only a platform administrator (scope ${ADMIN_SCOPE}) may change a client holding it`)
     }
     // A new secret hands the client's role to the caller: only one whose permissions the caller holds (administrators any).
-    const membership = await queries.memberships.of(clientId, organizationId)
-    if (membership !== null) await requireAssignable(queries, principal, organizationOf(request), membership.roleTemplateId)
+    await requireMemberRoleHeld(queries, principal, organizationOf(request), clientId)
     return doc
   }
 

@@ -7,7 +7,7 @@ import type { UserDoc } from '../projections/principals.js'
 import type { Services } from '../services.js'
 import { AppError, notFound } from '../shared/errors.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
-import { requireAssignable } from './plugins/organization.js'
+import { requireMemberRoleHeld } from './plugins/organization.js'
 import { failures, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 
 const User = Type.Object({
@@ -54,8 +54,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
   /** Who may act on a user may hold its role: a caller changes only users whose permissions it holds (administrators any). */
   const change = async (request: FastifyRequest, organizationId: string, userId: string, command: UserCommand) => {
     await userIn(organizationId, userId)
-    const membership = await queries.memberships.of(userId, organizationId)
-    if (membership !== null) await requireAssignable(queries, principalOf(request), organizationOf(request), membership.roleTemplateId)
+    await requireMemberRoleHeld(queries, principalOf(request), organizationOf(request), userId)
     const changed = await commands.execute(userAggregate, userId, command, commandContext(request))
     await services.settle(changed.position)
     return { status: 'success' as const, data: { user: await view(await userIn(organizationId, userId)) } }

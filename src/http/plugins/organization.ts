@@ -150,6 +150,16 @@ export const requireAssignable = (queries: Queries, principal: Principal, contex
 }
 
 /**
+ * `requireGrantable` for acting on a member (deactivating, resetting, revoking, rotating a secret): whoever may do that
+ * could take or remove its role, so the caller must hold its role template's permissions. A principal with no active
+ * membership in the organization has no role to guard.
+ */
+export const requireMemberRoleHeld = async (queries: Queries, principal: Principal, context: OrganizationContext, memberId: string): Promise<void> => {
+  const membership = await queries.memberships.of(memberId, context.id)
+  if (membership !== null) await requireAssignable(queries, principal, context, membership.roleTemplateId)
+}
+
+/**
  * Resolves the organization a route acts in (from `Organization-ID`,
  * `Config-Organization-ID` or the path), checks the caller belongs to it and
  * is allowed what the route needs.
