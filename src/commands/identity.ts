@@ -1,10 +1,11 @@
-import { membershipId, type PrincipalType } from '../events/membership.js'
+import { membershipId, type MembershipEvent, type PrincipalType } from '../events/membership.js'
 import { usernameStreamId } from '../events/user.js'
 import { AppError } from '../shared/errors.js'
 import { deterministicId } from '../shared/ids.js'
+import { KeyedLock } from '../shared/keyedLock.js'
 import { allPermissions, builtInRoleTemplates } from '../shared/permissions.js'
-import type { CommandContext, CommandHandler } from './handler.js'
-import { membershipAggregate } from './membership.js'
+import type { CommandContext, CommandHandler, CommandResult } from './handler.js'
+import { membershipAggregate, type MembershipState } from './membership.js'
 import { oauthClientAggregate } from './oauthClient.js'
 import { organizationAggregate } from './organization.js'
 import { roleTemplateAggregate } from './roleTemplate.js'
@@ -85,6 +86,16 @@ const requireRoleTemplate = async (commands: CommandHandler, organizationId: str
 
 interface MembershipInput { organizationId: string; principalId: string; principalType: PrincipalType; roleTemplateId: string }
 
+/** Records that a membership uses a template; a template deleted (or never made) meanwhile is refused as the request's own field. */
+const recordUse = (commands: CommandHandler, membership: string, organizationId: string, roleTemplateId: string, context: CommandContext) =>
+  commands.execute(roleTemplateAggregate, roleTemplateId, { type: 'AssignRoleTemplate', membershipId: membership, organizationId }, context)
+    .catch((error: unknown) => {
+      throw error instanceof AppError && error.code === 'NOT_FOUND' ? unknownRoleTemplate(organizationId, roleTemplateId) : error
+    })
+
+const withdrawUse = (commands: CommandHandler, membership: string, roleTemplateId: string, context: CommandContext) =>
+  commands.execute(roleTemplateAggregate, roleTemplateId, { type: 'UnassignRoleTemplate', membershipId: membership }, context)
+
 /**
  * Makes a principal (`register`) and links it to the organization with a
  * role template. The template's use is recorded first: from then on it
@@ -97,22 +108,64 @@ const registerWithMembership = async <T extends { position: number }>(
   commands: CommandHandler, input: MembershipInput, context: CommandContext, register: () => Promise<T>,
 ) => {
   const id = membershipId(input.organizationId, input.principalId)
-  const assigned = await commands.execute(roleTemplateAggregate, input.roleTemplateId, {
-    type: 'AssignRoleTemplate', membershipId: id, organizationId: input.organizationId,
-  }, context).catch((error: unknown) => {
-    throw error instanceof AppError && error.code === 'NOT_FOUND' ? unknownRoleTemplate(input.organizationId, input.roleTemplateId) : error
-  })
+  const assigned = await recordUse(commands, id, input.organizationId, input.roleTemplateId, context)
   let registered: T
   try {
     registered = await register()
   } catch (error) {
     // Only a use this call recorded: an existing principal's membership (a client id registered twice) keeps its own.
-    if (assigned.events.length > 0) await commands.execute(roleTemplateAggregate, input.roleTemplateId, { type: 'UnassignRoleTemplate', membershipId: id }, context)
+    if (assigned.events.length > 0) await withdrawUse(commands, id, input.roleTemplateId, context)
     throw error
   }
   const granted = await commands.execute(membershipAggregate, id, { type: 'GrantMembership', membershipId: id, ...input }, context)
   return { registered, membershipId: id, position: maxPosition([assigned.position, registered.position, granted.position]) }
 }
+
+// Two changes of one membership interleaved could withdraw the use of the template the other just moved it to (each
+// template counts a membership once): within a process they run one after the other.
+const roleChanges = new KeyedLock()
+
+/**
+ * Moves a principal's membership to another role template. The new template's use is recorded first (from then on it
+ * cannot be deleted; one deleted since `requireRoleTemplate` looked is refused before anything else is written), then
+ * the membership changes, then the old template's use is withdrawn. A refused change withdraws the use this call
+ * recorded; a crash between the steps leaves at worst a use no membership has (it only keeps a template from being
+ * deleted), never a membership on a template whose use is unrecorded. The same template again writes nothing.
+ */
+export const changeMemberRole = (
+  commands: CommandHandler, input: { organizationId: string; principalId: string; roleTemplateId: string }, context: CommandContext,
+) => {
+  const id = membershipId(input.organizationId, input.principalId)
+  return roleChanges.run(id, async () => {
+    const { state } = await commands.load(membershipAggregate, id)
+    if (state.status !== 'active') throw new AppError('NOT_FOUND', 'membership not found', { resource: 'membership' })
+    if (state.roleTemplateId === input.roleTemplateId) return { changed: false, position: 0 }
+    await requireRoleTemplate(commands, input.organizationId, input.roleTemplateId)
+    const assigned = await recordUse(commands, id, input.organizationId, input.roleTemplateId, context)
+    let moved: CommandResult<MembershipEvent, MembershipState>
+    try {
+      moved = await commands.execute(membershipAggregate, id, { type: 'ChangeMembershipRole', roleTemplateId: input.roleTemplateId }, context)
+    } catch (error) {
+      if (assigned.events.length > 0) await withdrawUse(commands, id, input.roleTemplateId, context)
+      throw error
+    }
+    // The template the change left, as recorded: another process may have changed the membership since the load.
+    const left = moved.events.flatMap((event) => event.type === 'MembershipRoleChanged' ? [event.data.previousRoleTemplateId] : [])
+    const withdrawn = await Promise.all(left.map((roleTemplateId) => withdrawUse(commands, id, roleTemplateId, context)))
+    return { changed: moved.events.length > 0, position: maxPosition([assigned.position, moved.position, ...withdrawn.map((w) => w.position)]) }
+  })
+}
+
+/**
+ * Withdraws a template's use that a cut-off creation or role change left (the registration recovery). Taken in turn
+ * with role changes, and skipped when the membership uses the template after all (a later change moved it back).
+ */
+export const withdrawLeftUse = (commands: CommandHandler, membership: string, roleTemplateId: string, context: CommandContext) =>
+  roleChanges.run(membership, async () => {
+    const { state } = await commands.load(membershipAggregate, membership)
+    if (state.status === 'active' && state.roleTemplateId === roleTemplateId) return { events: [], position: 0 }
+    return withdrawUse(commands, membership, roleTemplateId, context)
+  })
 
 export const createUser = async (
   commands: CommandHandler,

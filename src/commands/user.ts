@@ -22,6 +22,8 @@ export type UserCommand =
   | { type: 'ResetPassword'; passwordHash: string; now: string }
   | { type: 'UnlockSignIn'; now: string }
   | { type: 'DeactivateUser' }
+  /** Lets a deactivated user back in with a new password: its tokens from before stay refused, and a lock is lifted. */
+  | { type: 'ReactivateUser'; passwordHash: string; now: string }
 
 export interface UserState {
   exists: boolean
@@ -63,12 +65,18 @@ const unlocked = (state: UserState, now: string): UserEvent[] =>
     ? [{ type: 'UserSignInUnlocked', data: { userId: state.userId, unlockedAt: now } }]
     : []
 
+/** A password set by an administrator: a new version, so every earlier token ends, and a lock lifted. */
+const passwordSet = (state: UserState, passwordHash: string, now: string): UserEvent[] => [
+  ...unlocked(state, now),
+  { type: 'UserPasswordChanged', data: { userId: state.userId, passwordHash, passwordVersion: state.passwordVersion + 1 } },
+]
+
 const clearedFailures = (state: UserState, now: string): UserEvent[] =>
   state.signInFailures > 0 ? [{ type: 'UserSignInFailuresCleared', data: { userId: state.userId, clearedAt: now } }] : []
 
 export const userAggregate: Aggregate<UserCommand, UserEvent, UserState> = {
   streamType: 'user',
-  eventTypes: ['UserRegistered', 'UserTotpEnrolled', 'UserOtpAccepted', 'UserPasswordChanged', 'UserDeactivated',
+  eventTypes: ['UserRegistered', 'UserTotpEnrolled', 'UserOtpAccepted', 'UserPasswordChanged', 'UserDeactivated', 'UserReactivated',
     'UserSignInFailed', 'UserSignInLocked', 'UserSignInUnlocked', 'UserSignInFailuresCleared'],
   initialState: () => ({
     exists: false, active: false, userId: '', username: '', passwordHash: '', passwordVersion: 0, organizationId: '', encryptedTotpSecret: null,
@@ -116,16 +124,22 @@ export const userAggregate: Aggregate<UserCommand, UserEvent, UserState> = {
       case 'ResetPassword':
         requireUser(state)
         if (!state.active) throw new AppError('NOT_ACTIVE', 'the user is deactivated')
-        return [
-          ...unlocked(state, command.now),
-          { type: 'UserPasswordChanged', data: { userId: state.userId, passwordHash: command.passwordHash, passwordVersion: state.passwordVersion + 1 } },
-        ]
+        return passwordSet(state, command.passwordHash, command.now)
       case 'UnlockSignIn':
         requireUser(state)
         return unlocked(state, command.now)
       case 'DeactivateUser':
         requireUser(state)
         return state.active ? [{ type: 'UserDeactivated', data: { userId: state.userId } }] : []
+      case 'ReactivateUser':
+        requireUser(state)
+        if (state.active) throw new AppError('CONFLICT', 'the user is active')
+        // The new password first: read models apply one event at a time, and an active user with the old version would
+        // admit the tokens issued before the deactivation for that moment.
+        return [
+          ...passwordSet(state, command.passwordHash, command.now),
+          { type: 'UserReactivated', data: { userId: state.userId, reactivatedAt: command.now } },
+        ]
       default: {
         const _never: never = command
         return _never
@@ -145,6 +159,8 @@ export const userAggregate: Aggregate<UserCommand, UserEvent, UserState> = {
         return { ...state, passwordHash: event.data.passwordHash, passwordVersion: event.data.passwordVersion, signInFailures: 0 }
       case 'UserDeactivated':
         return { ...state, active: false }
+      case 'UserReactivated':
+        return { ...state, active: true }
       case 'UserSignInFailed':
         return { ...state, signInFailures: event.data.failures }
       case 'UserSignInLocked':

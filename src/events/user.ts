@@ -22,6 +22,8 @@ export type UserOtpAccepted = Event<'UserOtpAccepted', { userId: string; timeSte
 /** `passwordVersion` counts the changes (1 for the first): tokens issued under an earlier one stop working. */
 export type UserPasswordChanged = Event<'UserPasswordChanged', { userId: string; passwordHash: string; passwordVersion: number }>
 export type UserDeactivated = Event<'UserDeactivated', { userId: string }>
+/** An administrator let a deactivated user back in; the same append gives it a new password (UserPasswordChanged). */
+export type UserReactivated = Event<'UserReactivated', { userId: string; reactivatedAt: string }>
 /**
  * A wrong password or one-time code given for this user (at sign-in, or as the current password of a change).
  * `failures` counts them since the last successful sign-in or lock.
@@ -37,7 +39,7 @@ export type UserSignInFailuresCleared = Event<'UserSignInFailuresCleared', { use
 export type SignInFailureReason = 'password' | 'otp'
 
 export type UserEvent =
-  | UserRegistered | UserTotpEnrolled | UserOtpAccepted | UserPasswordChanged | UserDeactivated
+  | UserRegistered | UserTotpEnrolled | UserOtpAccepted | UserPasswordChanged | UserDeactivated | UserReactivated
   | UserSignInFailed | UserSignInLocked | UserSignInUnlocked | UserSignInFailuresCleared
 
 /** Stream `username-<uuidv5(lower-case username)>`: the claim that makes usernames unique. */

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { clientStreamId } from '../commands/identity.js'
+import { changeMemberRole, clientStreamId } from '../commands/identity.js'
 import { oauthClientAggregate } from '../commands/oauthClient.js'
 import { generateSecret, hashSecret } from '../identity/passwords.js'
 import type { ClientDoc } from '../projections/principals.js'
@@ -9,27 +9,36 @@ import type { Services } from '../services.js'
 import { AppError, notFound } from '../shared/errors.js'
 import { ADMIN_SCOPE } from '../shared/permissions.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
-import { requireMemberRoleHeld } from './plugins/organization.js'
-import { failures, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
+import { requireAssignable, requireMemberRoleHeld } from './plugins/organization.js'
+import { failures, PageQuery, Pagination, pagination, RoleChangeBody, Timestamp, Uuid } from './schemas.js'
 
 const Client = Type.Object({
   client_id: Type.String(),
   name: Type.String(),
   scopes: Type.Array(Type.String()),
   organizationId: Uuid,
+  roleTemplateId: Type.Union([Uuid, Type.Null()], { description: 'the role template of the client\'s membership; null once it is revoked' }),
   revoked: Type.Boolean({ description: 'true once revoked: every token of the client, and of users signed in through it, is refused' }),
   createdAt: Timestamp,
 })
 
 const ClientParams = Type.Object({ entityid: Uuid, clientId: Type.String({ minLength: 1, maxLength: 128 }) })
+const ClientAnswer = Type.Object({ status: Type.Literal('success'), data: Type.Object({ client: Client }) })
 
-const clientView = (doc: ClientDoc) => ({
-  client_id: doc._id, name: doc.name, scopes: doc.scopes, organizationId: doc.organizationId, revoked: doc.revoked, createdAt: doc.createdAt,
-})
-
-/** The OAuth clients of an organization: list, revoke, rotate a secret (permission ManageMembers, scope clients:write to change). */
+/**
+ * The OAuth clients of an organization: list, revoke, rotate a secret, change the role (permission ManageMembers, scope
+ * clients:write to change).
+ */
 export const clientRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { queries, commands } = services
+
+  const clientView = async (doc: ClientDoc) => {
+    const membership = await queries.memberships.of(doc._id, doc.organizationId)
+    return {
+      client_id: doc._id, name: doc.name, scopes: doc.scopes, organizationId: doc.organizationId, roleTemplateId: membership?.roleTemplateId ?? null,
+      revoked: doc.revoked, createdAt: doc.createdAt,
+    }
+  }
 
   /**
    * The client, when the caller may change it: of the path's organization, not the caller's own, `*` only for a platform
@@ -39,7 +48,7 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     const doc = await queries.principals.client(clientId)
     if (doc === null || doc.organizationId !== organizationId) throw notFound('client', clientId)
     const principal = principalOf(request)
-    if (principal.clientId === clientId) throw new AppError('CONFLICT', 'a client cannot revoke or rotate the client of the token calling')
+    if (principal.clientId === clientId) throw new AppError('CONFLICT', 'a client cannot revoke, rotate or change the role of the client of the token calling')
     if (doc.scopes.includes(ADMIN_SCOPE) && !principal.isPlatformAdmin) {
       throw new AppError('FORBIDDEN', `only a platform administrator (scope ${ADMIN_SCOPE}) may change a client holding it`)
     }
@@ -60,7 +69,7 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
   }, async (request) => {
     const { page, limit } = request.query
     const { items, total } = await queries.principals.clientPage(request.params.entityid, { offset: (page - 1) * limit, limit })
-    return { status: 'success' as const, data: items.map(clientView), pagination: pagination(page, limit, total) }
+    return { status: 'success' as const, data: await Promise.all(items.map(clientView)), pagination: pagination(page, limit, total) }
   })
 
   app.post('/organization/:entityid/clients/:clientId/revoke', {
@@ -72,7 +81,7 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
         'only by a platform administrator (403). Revoking again changes nothing.',
       tags: ['Administration'],
       params: ClientParams,
-      response: { 200: Type.Object({ status: Type.Literal('success'), data: Type.Object({ client: Client }) }), ...failures(400, 401, 403, 404, 409) },
+      response: { 200: ClientAnswer, ...failures(400, 401, 403, 404, 409) },
     },
   }, async (request) => {
     const { entityid, clientId } = request.params
@@ -81,15 +90,17 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     await services.settle(revoked.position)
     const doc = await queries.principals.client(clientId)
     if (doc === null) throw new AppError('INTERNAL', 'client not visible after its revocation')
-    return { status: 'success' as const, data: { client: clientView(doc) } }
+    return { status: 'success' as const, data: { client: await clientView(doc) } }
   })
 
   app.post('/organization/:entityid/clients/:clientId/secret', {
     config: { organization: 'path', permissions: ['ManageMembers'], scopes: ['clients:write'] },
     schema: {
       summary: 'Give an OAuth client a new secret',
-      description: 'The new secret is returned this once only; the old one stops authenticating at once. Tokens already issued ' +
-        'stay valid until they expire (ACCESS_TOKEN_TTL): to end them at once, revoke the client. A revoked client is refused ' +
+      description: 'The new secret is returned this once only; the old one stops authenticating at once, and so do the ' +
+        'client\'s own (client_credentials) access tokens issued before (401 INVALID_TOKEN). Users\' tokens issued through the ' +
+        'client keep working: their sign-in took the user\'s password too, and refreshing them takes the new secret; to end ' +
+        'those at once, revoke the client. A revoked client is refused ' +
         '(409 NOT_ACTIVE). The bootstrap administrator client is given ADMIN_CLIENT_SECRET again at the next start when that is set.',
       tags: ['Administration'],
       params: ClientParams,
@@ -110,5 +121,30 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     }, commandContext(request))
     await services.settle(rotated.position)
     return { status: 'success' as const, data: { client: { client_id: clientId, client_secret: secret } } }
+  })
+
+  app.put('/organization/:entityid/clients/:clientId/role', {
+    config: { organization: 'path', permissions: ['ManageMembers'], scopes: ['clients:write'] },
+    schema: {
+      summary: 'Change an OAuth client\'s role template',
+      description: 'The client\'s permissions are the new template\'s from this answer on, for the tokens it already holds too. Unless an ' +
+        'administrator, the caller must hold the permissions of the client\'s current template and of the new one (403 FORBIDDEN). ' +
+        'An unknown template, or one of another organization, is a 400 naming body.roleTemplateId. Not the client of the calling ' +
+        'token (409 CONFLICT), nor a revoked client (409 NOT_ACTIVE); a client holding scope * only by a platform administrator (403). ' +
+        'The same template again changes nothing.',
+      tags: ['Administration'],
+      params: ClientParams,
+      body: RoleChangeBody,
+      response: { 200: ClientAnswer, ...failures(400, 401, 403, 404, 409) },
+    },
+  }, async (request) => {
+    const { entityid, clientId } = request.params
+    const doc = await changeableClient(request, entityid, clientId)
+    await requireAssignable(queries, principalOf(request), organizationOf(request), request.body.roleTemplateId)
+    if (doc.revoked) throw new AppError('NOT_ACTIVE', 'the client is revoked')
+    const changed = await changeMemberRole(commands, { organizationId: entityid, principalId: clientId, roleTemplateId: request.body.roleTemplateId },
+      commandContext(request))
+    await services.settle(changed.position)
+    return { status: 'success' as const, data: { client: await clientView(doc) } }
   })
 }

@@ -60,6 +60,11 @@ export const Pagination = Type.Object({
   items_per_page: Type.Integer(),
 })
 
+/** The body of a role change of a user or client. */
+export const RoleChangeBody = Type.Object({
+  roleTemplateId: Type.String({ format: 'uuid', description: 'a role template of the organization, whose permissions the caller holds' }),
+}, { additionalProperties: false })
+
 export const pagination = (page: number, limit: number, total: number) => ({
   current_page: page,
   total_pages: Math.ceil(total / limit),

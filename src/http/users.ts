@@ -1,14 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import { changeMemberRole } from '../commands/identity.js'
 import { userAggregate, type UserCommand } from '../commands/user.js'
 import { hashSecret } from '../identity/passwords.js'
 import type { UserDoc } from '../projections/principals.js'
 import type { Services } from '../services.js'
 import { AppError, notFound } from '../shared/errors.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
-import { requireMemberRoleHeld } from './plugins/organization.js'
-import { failures, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
+import { requireAssignable, requireMemberRoleHeld } from './plugins/organization.js'
+import { failures, PageQuery, Pagination, pagination, RoleChangeBody, Timestamp, Uuid } from './schemas.js'
 
 const User = Type.Object({
   id: Uuid,
@@ -25,10 +26,12 @@ const User = Type.Object({
 
 const UserParams = Type.Object({ entityid: Uuid, userId: Uuid })
 const UserAnswer = Type.Object({ status: Type.Literal('success'), data: Type.Object({ user: User }) })
+const NewPassword = Type.Object({ newPassword: Type.String({ minLength: 8, maxLength: 200 }) }, { additionalProperties: false })
 
 /**
- * The users of an organization: list, look up, deactivate, unlock, reset a password (permission ManageMembers). Unless an
- * administrator, a caller changes only users whose role template's permissions it holds itself (403 FORBIDDEN otherwise).
+ * The users of an organization: list, look up, deactivate, reactivate, unlock, reset a password, change the role (permission
+ * ManageMembers). Unless an administrator, a caller changes only users whose role template's permissions it holds itself,
+ * and gives only a role whose permissions it holds (403 FORBIDDEN otherwise).
  */
 export const userRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { queries, commands } = services
@@ -128,7 +131,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
         'A deactivated user is refused (409 NOT_ACTIVE).',
       tags: ['Administration'],
       params: UserParams,
-      body: Type.Object({ newPassword: Type.String({ minLength: 8, maxLength: 200 }) }, { additionalProperties: false }),
+      body: NewPassword,
       response: { 204: Type.Null({ description: 'set' }), ...failures(400, 401, 403, 404, 409) },
     },
   }, async (request, reply) => {
@@ -137,5 +140,51 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
       type: 'ResetPassword', passwordHash: await hashSecret(request.body.newPassword), now: services.clock.now().toISOString(),
     })
     return reply.code(204).send(null)
+  })
+
+  app.post('/organization/:entityid/users/:userId/reactivate', {
+    config: { organization: 'path', permissions: ['ManageMembers'], scopes: ['passwords:write'] },
+    schema: {
+      summary: 'Reactivate a deactivated user with a new password',
+      description: 'The user can sign in again, with this password only: the tokens it held before the deactivation stay refused ' +
+        '(401 INVALID_TOKEN), as after a password reset, and a sign-in lock is lifted. Give the password to the user by a channel ' +
+        'of your own. An active user is refused (409 CONFLICT).',
+      tags: ['Administration'],
+      params: UserParams,
+      body: NewPassword,
+      response: { 200: UserAnswer, ...failures(400, 401, 403, 404, 409) },
+    },
+  }, async (request) => {
+    const { entityid, userId } = request.params
+    return change(request, entityid, userId, {
+      type: 'ReactivateUser', passwordHash: await hashSecret(request.body.newPassword), now: services.clock.now().toISOString(),
+    })
+  })
+
+  app.put('/organization/:entityid/users/:userId/role', {
+    config: { organization: 'path', permissions: ['ManageMembers'] },
+    schema: {
+      summary: 'Change a user\'s role template',
+      description: 'The user\'s permissions are the new template\'s from this answer on, for the tokens it already holds too. Unless an ' +
+        'administrator, the caller must hold the permissions of the user\'s current template and of the new one (403 FORBIDDEN). ' +
+        'An unknown template, or one of another organization, is a 400 naming body.roleTemplateId. A caller cannot change its own ' +
+        'role (409 CONFLICT), nor a deactivated user\'s (409 NOT_ACTIVE). The same template again changes nothing.',
+      tags: ['Administration'],
+      params: UserParams,
+      body: RoleChangeBody,
+      response: { 200: UserAnswer, ...failures(400, 401, 403, 404, 409) },
+    },
+  }, async (request) => {
+    const { entityid, userId } = request.params
+    const principal = principalOf(request)
+    if (principal.id === userId) throw new AppError('CONFLICT', 'a caller cannot change its own role')
+    const doc = await userIn(entityid, userId)
+    await requireMemberRoleHeld(queries, principal, organizationOf(request), userId)
+    await requireAssignable(queries, principal, organizationOf(request), request.body.roleTemplateId)
+    if (!doc.active) throw new AppError('NOT_ACTIVE', 'the user is deactivated')
+    const changed = await changeMemberRole(commands, { organizationId: entityid, principalId: userId, roleTemplateId: request.body.roleTemplateId },
+      commandContext(request))
+    await services.settle(changed.position)
+    return { status: 'success' as const, data: { user: await view(await userIn(entityid, userId)) } }
   })
 }

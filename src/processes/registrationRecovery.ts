@@ -1,5 +1,5 @@
+import { withdrawLeftUse } from '../commands/identity.js'
 import { membershipAggregate } from '../commands/membership.js'
-import { roleTemplateAggregate } from '../commands/roleTemplate.js'
 import { usernameAggregate } from '../commands/user.js'
 import { usernameStreamId } from '../events/user.js'
 import type { Services } from '../services.js'
@@ -20,7 +20,8 @@ const BATCH = 200
  * Finishes or undoes user and client creations cut off between their steps
  * (src/commands/identity.ts): a principal registered without its membership
  * is granted it, as asked; a role template's use recorded for a principal
- * never registered is withdrawn, so the template can be deleted again; a
+ * never registered, or by a role change that never reached the membership,
+ * is withdrawn, so the template can be deleted again; a
  * username claimed for a user never registered is released, so it can be
  * taken again. Every command is idempotent: a second run, or one racing
  * another instance, changes nothing more.
@@ -50,7 +51,7 @@ export const registrationRecoveryJob: ScheduledJob<Services> = {
       const { principalId, principalType } = doc
       await attempt({ membershipId: doc._id, outcome: principalId === null ? 'role template use withdrawn' : 'membership granted' }, () =>
         principalId === null || principalType === null
-          ? commands.execute(roleTemplateAggregate, doc.roleTemplateId, { type: 'UnassignRoleTemplate', membershipId: doc._id }, organization)
+          ? withdrawLeftUse(commands, doc._id, doc.roleTemplateId, organization)
           : commands.execute(membershipAggregate, doc._id, {
             type: 'GrantMembership', membershipId: doc._id, organizationId: doc.organizationId, principalId, principalType, roleTemplateId: doc.roleTemplateId,
           }, organization))

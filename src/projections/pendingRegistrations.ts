@@ -3,9 +3,11 @@ import { applyAt, defineProjection, updateAt } from './projection.js'
 import type { ReadStore } from './readStore.js'
 
 /**
- * A role template's use recorded for a membership not yet granted: the first
- * step of a user or client creation. Deleted once the membership is granted
- * or the use withdrawn; one left behind marks a creation that was cut off.
+ * A role template's use recorded for a membership not yet granted or moved to
+ * it (the first step of a user or client creation, or of a role change), or,
+ * once a role change moved the membership, the use of the template it left,
+ * still to be withdrawn. Deleted once the membership is granted or the use
+ * withdrawn; one left behind marks a creation or a role change cut off.
  */
 export interface PendingMembershipDoc {
   _id: string
@@ -35,7 +37,7 @@ const registered = (principalId: string, principalType: PrincipalType) => (doc: 
 
 export const pendingRegistrationsProjection = defineProjection({
   name: 'pendingRegistrations',
-  handles: ['RoleTemplateAssigned', 'RoleTemplateUnassigned', 'MembershipGranted', 'UserRegistered', 'OAuthClientRegistered',
+  handles: ['RoleTemplateAssigned', 'RoleTemplateUnassigned', 'MembershipGranted', 'MembershipRoleChanged', 'UserRegistered', 'OAuthClientRegistered',
     'UsernameClaimed', 'UsernameReleased'],
   collections: [memberships, usernames],
   async project(store, event, position) {
@@ -50,6 +52,12 @@ export const pendingRegistrationsProjection = defineProjection({
       case 'RoleTemplateUnassigned':
       case 'MembershipGranted':
         return applyAt(pendingMemberships, event.data.membershipId, position, () => null)
+      // A role change records the new template's use first, as a creation does. Once the membership uses it, what is
+      // pending is the withdrawal of the template it left: a change cut off here is completed by the recovery.
+      case 'MembershipRoleChanged':
+        return updateAt(pendingMemberships, event.data.membershipId, position, (doc) => ({
+          ...doc, roleTemplateId: event.data.previousRoleTemplateId, principalId: null, principalType: null,
+        }))
       case 'UserRegistered': {
         const { userId, organizationId } = event.data
         await updateAt(pendingMemberships, membershipId(organizationId, userId), position, registered(userId, 'user'))

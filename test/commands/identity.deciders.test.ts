@@ -180,6 +180,28 @@ t.test('user and username', async (t) => {
     user.given(registered, failed, locked).when({ type: 'UnlockSignIn', now: lockedUntil }).then(t, [], 'an ended lock needs no unlock')
     user.given(registered, failed, locked, unlocked).when({ type: 'AcceptPassword', completesSignIn: true, now }).then(t, [], 'after it, sign-in is open')
   })
+  t.test('a deactivated user is reactivated with a new password version and without a lock; an active one is refused', async (t) => {
+    const deactivated = { type: 'UserDeactivated' as const, data: { userId: 'u1' } }
+    const changed = { type: 'UserPasswordChanged' as const, data: { userId: 'u1', passwordHash: 'y', passwordVersion: 2 } }
+    const reactivated = { type: 'UserReactivated' as const, data: { userId: 'u1', reactivatedAt: now } }
+    const earlier = { type: 'UserPasswordChanged' as const, data: { userId: 'u1', passwordHash: 'x2', passwordVersion: 1 } }
+    user.given(registered, earlier, deactivated).when({ type: 'ReactivateUser', passwordHash: 'y', now })
+      .then(t, [changed, reactivated], 'the password changes before the user is active again')
+    const lockedUntil = new Date(Date.parse(now) + 60_000).toISOString()
+    const failed = { type: 'UserSignInFailed' as const, data: { userId: 'u1', reason: 'password' as const, failedAt: now, failures: 1 } }
+    const locked = { type: 'UserSignInLocked' as const, data: { userId: 'u1', lockedAt: now, lockedUntil } }
+    user.given(registered, earlier, failed, locked, deactivated).when({ type: 'ReactivateUser', passwordHash: 'y', now })
+      .then(t, [{ type: 'UserSignInUnlocked', data: { userId: 'u1', unlockedAt: now } }, changed, reactivated], 'a lock is lifted')
+    const back = user.given(registered, earlier, deactivated, changed, reactivated).state
+    t.match(back, { active: true, passwordHash: 'y', passwordVersion: 2 })
+    user.given(registered).when({ type: 'ReactivateUser', passwordHash: 'y', now }).thenRefused(t, 'CONFLICT', 'an active user is refused')
+    user.given(registered, earlier, deactivated, changed, reactivated).when({ type: 'ReactivateUser', passwordHash: 'z', now })
+      .thenRefused(t, 'CONFLICT', 'a second reactivation too')
+    user.given().when({ type: 'ReactivateUser', passwordHash: 'y', now }).thenRefused(t, 'NOT_FOUND')
+    user.given(registered, earlier, deactivated, changed, reactivated).when({ type: 'ResetPassword', passwordHash: 'z', now })
+      .then(t, [{ type: 'UserPasswordChanged', data: { userId: 'u1', passwordHash: 'z', passwordVersion: 3 } }],
+        'a reactivated user\'s password can be reset again')
+  })
   t.test('a username is claimed by one user only', async (t) => {
     const username = scenario(usernameAggregate)
     const claimed = { type: 'UsernameClaimed' as const, data: { username: 'ana', userId: 'u1' } }

@@ -2,7 +2,7 @@ import t from 'tap'
 import { builtInRoleTemplateId } from '../../src/commands/identity.js'
 import { ManualClock } from '../../src/shared/clock.js'
 import { createTestApp, requestToken, type TestApp } from '../helpers/app.js'
-import { addMember, createOrganization } from '../helpers/members.js'
+import { addClient, addMember, createOrganization, roleTemplateWith } from '../helpers/members.js'
 
 const PASSWORD = 'correct horse battery'
 
@@ -196,4 +196,174 @@ t.test('a member acts only on users and clients whose permissions it holds itsel
   t.equal(reset.statusCode, 204, 'a user holding no more than the caller is within reach')
   const byBoss = await svc.call({ method: 'POST', url: `${users(org)}/${manager.userId}/deactivate`, token: boss.token })
   t.equal(byBoss.statusCode, 200, 'an organization administrator acts on anyone')
+})
+
+const role = (organizationId: string, kind: 'users' | 'clients', id: string) => `/v1/organization/${organizationId}/${kind}/${id}/role`
+const templatePath = (organizationId: string, id: string) => `/v1/organization/${organizationId}/role-template/${id}`
+
+t.test('a role change takes effect on the next request with the same token, and moves the template\'s use to the new one', async (t) => {
+  const svc = await createTestApp(t)
+  const org = svc.organizationId
+  const templateReader = await roleTemplateWith(svc, org, ['ReadRoleTemplate'])
+  const taxReader = await roleTemplateWith(svc, org, ['ReadTax'])
+  const user = await addMember(svc, org, 'olga', ['ReadRoleTemplate'])
+  const userTemplate = (await svc.call({ method: 'GET', url: `${users(org)}/${user.userId}`, token: svc.adminToken }))
+    .json<{ data: { user: UserView } }>().data.user.roleTemplateId ?? ''
+  const readTaxes = () => svc.call({ method: 'GET', url: '/v1/taxes', token: user.token, organizationId: org })
+  const readTemplates = () => svc.call({ method: 'GET', url: `/v1/organization/${org}/role-template`, token: user.token })
+  t.equal((await readTaxes()).statusCode, 403)
+  t.equal((await readTemplates()).statusCode, 200)
+
+  const changeTo = (roleTemplateId: string) =>
+    svc.call({ method: 'PUT', url: role(org, 'users', user.userId), token: svc.adminToken, payload: { roleTemplateId } })
+  const changed = await changeTo(taxReader)
+  t.equal(changed.statusCode, 200, changed.body)
+  t.equal(changed.json<{ data: { user: UserView } }>().data.user.roleTemplateId, taxReader, 'the answer shows the new role')
+  t.equal((await readTaxes()).statusCode, 200, 'the permission gained works with the token already held')
+  const lost = await readTemplates()
+  t.equal(lost.statusCode, 403, 'the permission lost is refused to it')
+  t.equal(lost.json().data.permission, 'ReadRoleTemplate')
+
+  t.equal((await svc.call({ method: 'GET', url: templatePath(org, taxReader), token: svc.adminToken })).json().data.usage_count, 1)
+  const inUse = await svc.call({ method: 'DELETE', url: templatePath(org, taxReader), token: svc.adminToken })
+  t.equal(inUse.statusCode, 409, 'the new template is in use')
+  t.equal(inUse.json().data.code, 'ROLE_TEMPLATE_IN_USE')
+  t.equal((await svc.call({ method: 'DELETE', url: templatePath(org, userTemplate), token: svc.adminToken })).statusCode, 204, 'the old one is free')
+
+  const before = await svc.runtime.eventStore.headPosition()
+  const again = await changeTo(taxReader)
+  t.equal(again.statusCode, 200, 'the same role again is answered')
+  t.equal(again.json<{ data: { user: UserView } }>().data.user.roleTemplateId, taxReader)
+  t.equal(await svc.runtime.eventStore.headPosition(), before, 'and writes nothing')
+
+  const app = await addClient(svc, org, 'tax sync', ['ReadRoleTemplate'])
+  const clientChanged = await svc.call({
+    method: 'PUT', url: role(org, 'clients', app.userId), token: svc.adminToken, payload: { roleTemplateId: templateReader },
+  })
+  t.equal(clientChanged.statusCode, 200, clientChanged.body)
+  t.equal(clientChanged.json().data.client.roleTemplateId, templateReader)
+  await svc.call({ method: 'PUT', url: role(org, 'clients', app.userId), token: svc.adminToken, payload: { roleTemplateId: taxReader } })
+  t.equal((await svc.call({ method: 'GET', url: '/v1/taxes', token: app.token, organizationId: org })).statusCode, 200, 'a client\'s token gains it too')
+  t.equal((await svc.call({ method: 'GET', url: templatePath(org, taxReader), token: svc.adminToken })).json().data.usage_count, 2)
+  t.equal((await svc.call({ method: 'DELETE', url: templatePath(org, templateReader), token: svc.adminToken })).statusCode, 204,
+    'the template the client passed through is free again')
+})
+
+t.test('a role change is refused beyond the caller\'s own permissions, for itself, to an unknown template and across organizations', async (t) => {
+  const svc = await createTestApp(t)
+  const org = svc.organizationId
+  const manager = await addMember(svc, org, 'pia', ['ManageMembers'])
+  const peer = await addMember(svc, org, 'quim', ['ManageMembers'])
+  const boss = await addMember(svc, org, 'rosa', 'administrator')
+  const administrator = builtInRoleTemplateId(org, 'administrator')
+  const analyst = builtInRoleTemplateId(org, 'analyst')
+  const other = await createOrganization(svc, 'Other')
+  const outsider = await addMember(svc, other, 'sven', 'analyst')
+  const powerful = await newClient(svc, org, 'admin app')
+  const managerLike = await roleTemplateWith(svc, org, ['ManageMembers'])
+  const small = await addClient(svc, org, 'small app', ['ManageMembers'])
+  const put = (kind: 'users' | 'clients', id: string, roleTemplateId: string, token = manager.token, organizationId = org) =>
+    svc.call({ method: 'PUT', url: role(organizationId, kind, id), token, payload: { roleTemplateId } })
+  const before = await svc.runtime.eventStore.headPosition()
+
+  const escalation = await put('users', peer.userId, administrator)
+  t.equal(escalation.statusCode, 403, 'a manager cannot make an administrator')
+  t.equal(escalation.json().data.code, 'FORBIDDEN')
+  t.ok(escalation.json().data.missing.includes('AdministerOrganization'))
+  const demotion = await put('users', boss.userId, managerLike)
+  t.equal(demotion.statusCode, 403, 'nor change an administrator\'s role, even to one the manager could give')
+  t.ok(demotion.json().data.missing.includes('AdministerOrganization'))
+  t.equal((await put('clients', powerful.client_id, managerLike)).statusCode, 403, 'nor an administrator client\'s')
+  const clientEscalation = await put('clients', small.userId, administrator)
+  t.equal(clientEscalation.statusCode, 403, 'nor make a client an administrator')
+  t.ok(clientEscalation.json().data.missing.includes('AdministerOrganization'))
+  const self = await put('users', manager.userId, administrator)
+  t.equal(self.statusCode, 409, 'nobody changes its own role')
+  t.equal(self.json().data.code, 'CONFLICT')
+  const ownByAdmin = await put('users', boss.userId, analyst, boss.token)
+  t.equal(ownByAdmin.statusCode, 409, 'not even an administrator')
+
+  for (const [what, roleTemplateId] of [
+    ['an unknown template', '0190a0b0-0000-7000-8000-000000000000'], ['another organization\'s template', builtInRoleTemplateId(other, 'analyst')],
+  ] as const) {
+    const refused = await put('users', peer.userId, roleTemplateId, svc.adminToken)
+    t.equal(refused.statusCode, 400, `${what} is refused`)
+    t.equal(refused.json().data.code, 'VALIDATION_ERROR')
+    t.equal(refused.json().data.errors[0].field, 'body.roleTemplateId')
+  }
+  const foreign = await put('users', outsider.userId, analyst, svc.adminToken)
+  t.equal(foreign.statusCode, 404, 'another organization\'s user is not found under this one')
+  t.equal(await svc.runtime.eventStore.headPosition(), before, 'no refusal wrote anything')
+
+  const deleted = await roleTemplateWith(svc, org, ['ManageMembers'])
+  t.equal((await svc.call({ method: 'DELETE', url: templatePath(org, deleted), token: svc.adminToken })).statusCode, 204)
+  const gone = await put('users', peer.userId, deleted, svc.adminToken)
+  t.equal(gone.statusCode, 400, 'a deleted template is refused')
+  t.equal(gone.json().data.errors[0].field, 'body.roleTemplateId')
+
+  const allowed = await put('users', peer.userId, managerLike)
+  t.equal(allowed.statusCode, 200, 'a role within the manager\'s own permissions, for a user within them, is given')
+  t.equal(allowed.json<{ data: { user: UserView } }>().data.user.roleTemplateId, managerLike)
+
+  t.equal((await svc.call({ method: 'POST', url: `${users(org)}/${peer.userId}/deactivate`, token: svc.adminToken })).statusCode, 200)
+  const inactive = await put('users', peer.userId, analyst, svc.adminToken)
+  t.equal(inactive.statusCode, 409, 'a deactivated user keeps its role')
+  t.equal(inactive.json().data.code, 'NOT_ACTIVE')
+  const revokedClient = await newClient(svc, org, 'old app')
+  await svc.call({ method: 'POST', url: `/v1/organization/${org}/clients/${revokedClient.client_id}/revoke`, token: svc.adminToken })
+  const revoked = await put('clients', revokedClient.client_id, analyst, svc.adminToken)
+  t.equal(revoked.statusCode, 409, 'so does a revoked client')
+  t.equal(revoked.json().data.code, 'NOT_ACTIVE')
+})
+
+t.test('a reactivated user signs in with the new password only; its tokens from before the deactivation stay refused', async (t) => {
+  const svc = await createTestApp(t)
+  const org = svc.organizationId
+  const returning = await addMember(svc, org, 'tomas', 'analyst')
+  const signIn = (await passwordGrant(svc, 'tomas', PASSWORD)).json<{ refresh_token: string }>()
+  const manager = await addMember(svc, org, 'ulla', 'administrator')
+  const reactivate = (token: string, userId = returning.userId) =>
+    svc.call({ method: 'POST', url: `${users(org)}/${userId}/reactivate`, token, payload: { newPassword: 'staple battery horse' } })
+
+  const active = await reactivate(manager.token)
+  t.equal(active.statusCode, 409, 'an active user is not reactivated')
+  t.equal(active.json().data.code, 'CONFLICT')
+  t.equal((await svc.call({ method: 'POST', url: `${users(org)}/${returning.userId}/deactivate`, token: manager.token })).statusCode, 200)
+  t.equal((await protectedCall(svc, returning.token)).statusCode, 401)
+
+  const reactivated = await reactivate(manager.token)
+  t.equal(reactivated.statusCode, 200, reactivated.body)
+  t.equal(reactivated.json<{ data: { user: UserView } }>().data.user.active, true)
+  const old = await protectedCall(svc, returning.token)
+  t.equal(old.statusCode, 401, 'a token from before the deactivation is still refused')
+  t.equal(old.json().data.code, 'INVALID_TOKEN')
+  const refreshed = await requestToken(svc.app, { grant_type: 'refresh_token', refresh_token: signIn.refresh_token, ...adminClient(svc) })
+  t.equal(refreshed.json<{ error: string }>().error, 'invalid_grant', 'so is a refresh token from before')
+  t.equal((await passwordGrant(svc, 'tomas', PASSWORD)).json<{ error: string }>().error, 'invalid_grant', 'the old password does not sign in')
+  const fresh = await passwordGrant(svc, 'tomas', 'staple battery horse')
+  t.equal(fresh.statusCode, 200, 'the new one does')
+  t.equal((await protectedCall(svc, fresh.json<{ access_token: string }>().access_token)).statusCode, 200)
+})
+
+t.test('a user is reactivated only by a caller holding its role, with scope passwords:write', async (t) => {
+  const svc = await createTestApp(t)
+  const org = svc.organizationId
+  const boss = await addMember(svc, org, 'vera', 'administrator')
+  const manager = await addMember(svc, org, 'walt', ['ManageMembers'])
+  t.equal((await svc.call({ method: 'POST', url: `${users(org)}/${boss.userId}/deactivate`, token: svc.adminToken })).statusCode, 200)
+  const payload = { newPassword: 'staple battery horse' }
+  const refused = await svc.call({ method: 'POST', url: `${users(org)}/${boss.userId}/reactivate`, token: manager.token, payload })
+  t.equal(refused.statusCode, 403, 'a manager without the administrator\'s permissions cannot bring it back')
+  t.equal(refused.json().data.code, 'FORBIDDEN')
+  t.ok(refused.json().data.missing.includes('AdministerOrganization'))
+  await addMember(svc, org, 'xena', 'administrator')
+  const narrow = (await requestToken(svc.app, { grant_type: 'password', username: 'xena', password: PASSWORD, scope: 'users:read', ...adminClient(svc) }))
+    .json<{ access_token: string }>().access_token
+  const unscoped = await svc.call({ method: 'POST', url: `${users(org)}/${boss.userId}/reactivate`, token: narrow, payload })
+  t.equal(unscoped.statusCode, 403)
+  t.equal(unscoped.json().data.code, 'INSUFFICIENT_SCOPE')
+  const short = await svc.call({ method: 'POST', url: `${users(org)}/${boss.userId}/reactivate`, token: svc.adminToken, payload: { newPassword: 'short' } })
+  t.equal(short.statusCode, 400, 'the password has the bounds of a reset')
+  const view = (await svc.call({ method: 'GET', url: `${users(org)}/${boss.userId}`, token: svc.adminToken })).json<{ data: { user: UserView } }>().data.user
+  t.equal(view.active, false, 'none of them reactivated it')
 })

@@ -1,7 +1,7 @@
 import { pino } from 'pino'
 import t, { type Test } from 'tap'
 import type { CommandHandler } from '../../src/commands/handler.js'
-import { createClient, createUser } from '../../src/commands/identity.js'
+import { changeMemberRole, createClient, createUser, withdrawLeftUse } from '../../src/commands/identity.js'
 import { roleTemplateAggregate } from '../../src/commands/roleTemplate.js'
 import { membershipId } from '../../src/events/membership.js'
 import { usernameStreamId } from '../../src/events/user.js'
@@ -184,4 +184,41 @@ t.test('two instances recovering the same cut-off creations at once do each repa
     'RoleTemplateUnassigned', 'RoleTemplateUnassigned'], 'each withdrawn once')
   t.same(await typesOf(`username-${usernameStreamId('raced-name')}`), ['UsernameClaimed', 'UsernameReleased'])
   t.equal(recovered.length, 3, 'two uses and a username recovered, each logged once, by the instance that did it')
+})
+
+t.test('a role change cut off between its steps is completed or undone by the recovery, never leaving a membership on an unrecorded template', async (t) => {
+  const { svc, clock, org, usage, addUser, recover } = await setup(t)
+  const from = await template(svc, org)
+  const to = await roleTemplateWith(svc, org, ['ReadTax', 'ReadCredit'])
+  const userId: string = (await addUser('changing', from)).json().data.user.id
+  const context = { organizationId: org, actorId: 'admin', correlationId: newId() }
+  const cutChange = (stopAt: string) =>
+    t.rejects(changeMemberRole(cutOffAt(svc.runtime.commands, stopAt), { organizationId: org, principalId: userId, roleTemplateId: to }, context), crash)
+  const roleOf = async () =>
+    (await svc.call({ method: 'GET', url: `/v1/organization/${org}/users/${userId}`, token: svc.adminToken })).json().data.user.roleTemplateId
+
+  await cutChange('ChangeMembershipRole')
+  t.equal(await usage(to), 1, 'cut off before the membership changed: the new template\'s use was recorded')
+  clock.advance(REGISTRATION_GRACE_MS + MINUTE)
+  await recover()
+  t.equal(await roleOf(), from)
+  t.same([await usage(from), await usage(to)], [1, 0], 'the recovery withdraws it: the membership never moved')
+
+  await cutChange('UnassignRoleTemplate')
+  t.equal(await roleOf(), to, 'cut off after the membership changed')
+  clock.advance(REGISTRATION_GRACE_MS + MINUTE)
+  await recover()
+  t.equal(await usage(to), 1, 'the template the membership uses keeps its use')
+  t.equal(await usage(from), 0, 'the recovery withdraws the use of the template it left, as the change would have')
+  t.equal(await roleOf(), to)
+})
+
+t.test('the recovery keeps a template\'s use when the membership is back on that template by the time it runs', async (t) => {
+  const { svc, org, usage, addUser } = await setup(t)
+  const roleTemplateId = await template(svc, org)
+  const userId: string = (await addUser('moved-back', roleTemplateId)).json().data.user.id
+  const context = { organizationId: org, actorId: null, correlationId: newId() }
+  const withdrawn = await withdrawLeftUse(svc.runtime.commands, membershipId(org, userId), roleTemplateId, context)
+  t.same(withdrawn.events, [], 'nothing written')
+  t.equal(await usage(roleTemplateId), 1)
 })
