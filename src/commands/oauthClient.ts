@@ -15,12 +15,14 @@ export interface OAuthClientState {
   secretHash: string
   scopes: string[]
   organizationId: string
+  /** Rotations of the secret so far. */
+  secretVersion: number
 }
 
 export const oauthClientAggregate: Aggregate<OAuthClientCommand, OAuthClientEvent, OAuthClientState> = {
   streamType: 'oauthClient',
   eventTypes: ['OAuthClientRegistered', 'OAuthClientSecretRotated', 'OAuthClientRevoked'],
-  initialState: () => ({ exists: false, revoked: false, clientId: '', name: '', secretHash: '', scopes: [], organizationId: '' }),
+  initialState: () => ({ exists: false, revoked: false, clientId: '', name: '', secretHash: '', scopes: [], organizationId: '', secretVersion: 0 }),
   decide(command, state) {
     switch (command.type) {
       case 'RegisterClient':
@@ -31,7 +33,7 @@ export const oauthClientAggregate: Aggregate<OAuthClientCommand, OAuthClientEven
         } }]
       case 'RotateClientSecret':
         if (!state.exists) throw new AppError('NOT_FOUND', 'client not found', { resource: 'client' })
-        return [{ type: 'OAuthClientSecretRotated', data: { clientId: state.clientId, secretHash: command.secretHash } }]
+        return [{ type: 'OAuthClientSecretRotated', data: { clientId: state.clientId, secretHash: command.secretHash, secretVersion: state.secretVersion + 1 } }]
       case 'RevokeClient':
         if (!state.exists) throw new AppError('NOT_FOUND', 'client not found', { resource: 'client' })
         return state.revoked ? [] : [{ type: 'OAuthClientRevoked', data: { clientId: state.clientId } }]
@@ -45,9 +47,9 @@ export const oauthClientAggregate: Aggregate<OAuthClientCommand, OAuthClientEven
     switch (event.type) {
       case 'OAuthClientRegistered':
         return { exists: true, revoked: false, clientId: event.data.clientId, name: event.data.name, secretHash: event.data.secretHash,
-          scopes: event.data.scopes, organizationId: event.data.organizationId }
+          scopes: event.data.scopes, organizationId: event.data.organizationId, secretVersion: 0 }
       case 'OAuthClientSecretRotated':
-        return { ...state, secretHash: event.data.secretHash }
+        return { ...state, secretHash: event.data.secretHash, secretVersion: event.data.secretVersion ?? state.secretVersion + 1 }
       case 'OAuthClientRevoked':
         return { ...state, revoked: true }
       default: {

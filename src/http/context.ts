@@ -19,6 +19,8 @@ export interface Principal {
   signInId: string | null
   /** The user's password version the token was issued under (0 for client tokens): a later change ends the token. */
   passwordVersion: number
+  /** A client's own token: the client's secret version it was issued under (0 for user tokens); a rotation ends the token. */
+  clientSecretVersion: number
 }
 
 /** The organization a request acts in, after membership and permissions were checked. */

@@ -29,6 +29,15 @@ const TokenResponse = Type.Object({
   refresh_token: Type.Optional(Type.String({ description: 'password and MFA grants only; rotates on every use' })),
 })
 
+const RevocationForm = Type.Object({
+  token: Type.String({ minLength: 1, description: 'the refresh token or access token to revoke' }),
+  token_type_hint: Type.Optional(Type.Union([Type.Literal('refresh_token'), Type.Literal('access_token')], {
+    description: 'refresh_token | access_token; optional and not needed: the service tells them apart',
+  })),
+  client_id: optionalText('client authentication in the body (or use HTTP Basic)'),
+  client_secret: optionalText('client authentication in the body (or use HTTP Basic)'),
+}, { additionalProperties: true })
+
 const OAuthErrorBody = Type.Object({
   error: Type.String({ description: 'RFC 6749 section 5.2 code, or mfa_required' }),
   error_description: Type.String(),
@@ -39,11 +48,11 @@ const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' }
 
 const isForm = (contentType: string | undefined) => contentType?.split(';')[0]?.trim().toLowerCase() === 'application/x-www-form-urlencoded'
 
-/** POST /oauth/token (RFC 6749), the JWKS and the authorization-server metadata (RFC 8414). */
+/** POST /oauth/token (RFC 6749), POST /oauth/revoke (RFC 7009), the JWKS and the authorization-server metadata (RFC 8414). */
 export const oauthRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   await app.register(formbody)
 
-  // Token-endpoint failures are answered in RFC 6749 terms, never in the envelope.
+  // Token- and revocation-endpoint failures are answered in RFC 6749 terms, never in the envelope.
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const oauth = error instanceof OAuthError ? error
       : isAppError(error) && error.status >= 500 ? null
@@ -75,6 +84,31 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
     return reply.headers(noStore).send(response)
   })
 
+  app.post('/oauth/revoke', {
+    config: { auth: 'public' },
+    schema: {
+      summary: 'Revoke a token: sign out (RFC 7009)',
+      description: 'application/x-www-form-urlencoded, with the client authentication of the token endpoint (HTTP Basic or ' +
+        'client_id/client_secret fields). `token` is a refresh token or a user\'s access token issued to this client: its sign-in ' +
+        'ends, so the refresh token (invalid_grant) and every access token of that sign-in (401 INVALID_TOKEN) are refused from ' +
+        'this answer on. An access token that has expired is no longer valid and changes nothing: present the refresh token ' +
+        'to end its sign-in. 200 with an empty body also for a token that is unknown, malformed, expired or already revoked ' +
+        '(RFC 7009 section 2.2). A token issued to another client: 400 unauthorized_client, nothing revoked. A client\'s own ' +
+        '(client_credentials) access token belongs to no sign-in: 400 unsupported_token_type; it ends when it expires, or at ' +
+        'once when the client\'s secret is rotated or the client revoked. Wrong client credentials: 401 invalid_client.',
+      tags: ['OAuth 2.0'],
+      consumes: ['application/x-www-form-urlencoded'],
+      body: RevocationForm,
+      response: { 200: Type.String({ maxLength: 0, description: 'revoked, or nothing to revoke: an empty body' }), 400: OAuthErrorBody, 401: OAuthErrorBody },
+    },
+  }, async (request, reply) => {
+    if (!isForm(request.headers['content-type'])) throw new OAuthError('invalid_request', 'the body must be application/x-www-form-urlencoded')
+    const basic = parseBasicAuthorization(request.headers.authorization)
+    if (basic === 'malformed') throw new OAuthError('invalid_client', 'malformed HTTP Basic credentials')
+    await services.tokens.revoke(request.body, basic, request.id)
+    return reply.code(200).headers(noStore).send('')
+  })
+
   app.get('/.well-known/jwks.json', {
     config: { auth: 'public' },
     schema: {
@@ -94,6 +128,8 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
   }, async () => ({
     issuer: services.tokens.issuer,
     token_endpoint: `${services.tokens.issuer}/v1/oauth/token`,
+    revocation_endpoint: `${services.tokens.issuer}/v1/oauth/revoke`,
+    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     jwks_uri: `${services.tokens.issuer}/v1/.well-known/jwks.json`,
     grant_types_supported: ['client_credentials', 'password', 'refresh_token', MFA_GRANT],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],

@@ -3,7 +3,7 @@ import { createSigner, createVerifier } from 'fast-jwt'
 import type { CommandContext, CommandHandler } from '../commands/handler.js'
 import { refreshTokenFamilyAggregate } from '../commands/refreshTokenFamily.js'
 import { userAggregate } from '../commands/user.js'
-import { passwordVersionOf, type ClientDoc, type UserDoc } from '../projections/principals.js'
+import { passwordVersionOf, secretVersionOf, type ClientDoc, type UserDoc } from '../projections/principals.js'
 import type { Clock } from '../shared/clock.js'
 import { AppError, OAuthError } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
@@ -31,6 +31,18 @@ export interface TokenRequest {
   otp?: string | undefined
 }
 
+/** Form fields of POST /oauth/revoke (RFC 7009 section 2.1). */
+export interface RevocationRequest {
+  token: string
+  /** Accepted and not needed: a refresh token and an access token are told apart by their form. */
+  token_type_hint?: string | undefined
+  client_id?: string | undefined
+  client_secret?: string | undefined
+}
+
+/** Client authentication in the body (RFC 6749 section 2.3.1), shared by the token and revocation endpoints. */
+type ClientFields = Pick<TokenRequest, 'client_id' | 'client_secret'>
+
 export interface TokenResponse {
   access_token: string
   token_type: 'Bearer'
@@ -51,6 +63,8 @@ export interface AccessTokenClaims {
   sid?: string
   /** The user's password version when the token was issued (absent: 0): a password change ends the token. */
   pwv?: number
+  /** A client's own token: the client's secret version when it was issued (absent: 0); a rotation ends the token. */
+  csv?: number
 }
 
 export interface BasicCredentials {
@@ -76,6 +90,10 @@ export interface TokenServiceDeps {
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
+
+/** A refresh token is `<family id>.<secret>`: the family (sign-in) it belongs to, or null for anything else. */
+export const refreshTokenFamilyOf = (token: string): string | null =>
+  /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.[A-Za-z0-9_-]+$/.exec(token)?.[1] ?? null
 
 const splitScope = (scope: string | undefined): string[] | undefined =>
   scope === undefined || scope.trim() === '' ? undefined : [...new Set(scope.trim().split(/\s+/))]
@@ -117,6 +135,18 @@ const isMfaClaims = (value: unknown): value is MfaClaims =>
   typeof Reflect.get(value, 'sub') === 'string' && typeof Reflect.get(value, 'client_id') === 'string' &&
   typeof Reflect.get(value, 'scope') === 'string' && (Reflect.get(value, 'pwv') === undefined || Number.isSafeInteger(Reflect.get(value, 'pwv')))
 
+/** The claims revocation needs of a verified access token. */
+const isRevocableClaims = (value: unknown): value is Pick<AccessTokenClaims, 'sub' | 'client_id' | 'sid'> =>
+  typeof value === 'object' && value !== null &&
+  typeof Reflect.get(value, 'sub') === 'string' && typeof Reflect.get(value, 'client_id') === 'string' &&
+  (Reflect.get(value, 'sid') === undefined || typeof Reflect.get(value, 'sid') === 'string')
+
+/** Who a presented token was issued to, and the sign-in (refresh-token family) it belongs to: null for a client's own token. */
+interface TokenOwner {
+  clientId: string
+  familyId: string | null
+}
+
 /** Issues tokens for the four grants; every refusal is an OAuthError in RFC 6749 section 5.2 terms. */
 export class TokenService {
   private readonly signAccess
@@ -152,7 +182,51 @@ export class TokenService {
     }
   }
 
-  private async authenticateClient(request: TokenRequest, basic: BasicCredentials | null): Promise<ClientDoc> {
+  /**
+   * RFC 7009: ends the sign-in of a refresh token or of a user's access token issued to this client, and answers once the
+   * read models refuse its tokens. A token that is unknown, malformed, expired or not this service's changes nothing and is
+   * no error; one issued to another client is refused, as is a client's own access token (it belongs to no sign-in).
+   */
+  async revoke(request: RevocationRequest, basic: BasicCredentials | null, correlationId: string): Promise<void> {
+    const client = await this.authenticateClient(request, basic)
+    const familyId = refreshTokenFamilyOf(request.token)
+    const owner = familyId === null ? this.accessTokenOwner(request.token) : await this.refreshTokenOwner(request.token, familyId)
+    if (owner === null) return
+    if (owner.clientId !== client._id) throw new OAuthError('unauthorized_client', 'the token was issued to another client')
+    if (owner.familyId === null) {
+      throw new OAuthError('unsupported_token_type', 'a client\'s own access token belongs to no sign-in and cannot be revoked; it ends when it expires')
+    }
+    const context: CommandContext = { organizationId: client.organizationId, actorId: client._id, correlationId }
+    const revoked = await this.deps.commands.execute(refreshTokenFamilyAggregate, owner.familyId, { type: 'RevokeRefreshTokenFamily', now: this.nowIso() }, context)
+    // Revoked a moment ago by another request: wait for that revocation to be read as well before answering.
+    const position = revoked.events.length > 0 ? revoked.position : (await this.deps.commands.load(refreshTokenFamilyAggregate, owner.familyId)).position
+    await this.deps.settle(position)
+  }
+
+  /** A refresh token's family, when the token is its current one or one it rotated (either proves the sign-in was held). */
+  private async refreshTokenOwner(token: string, familyId: string): Promise<TokenOwner | null> {
+    const { state } = await this.deps.commands.load(refreshTokenFamilyAggregate, familyId)
+    const hash = sha256(token)
+    if (state.status === 'none' || (state.currentHash !== hash && !state.retiredHashes.has(hash))) return null
+    return { clientId: state.clientId, familyId }
+  }
+
+  /** An access token this service signed and that has not expired. */
+  private accessTokenOwner(token: string): TokenOwner | null {
+    let claims: unknown
+    try {
+      claims = createVerifier({
+        key: this.deps.key.publicKeyPem, algorithms: [this.deps.key.algorithm], checkTyp: ACCESS_TOKEN_TYP,
+        allowedIss: this.deps.issuer, clockTimestamp: this.deps.clock.now().getTime(),
+      })(token)
+    } catch {
+      return null
+    }
+    if (!isRevocableClaims(claims)) return null
+    return { clientId: claims.client_id, familyId: claims.sub === claims.client_id ? null : claims.sid ?? null }
+  }
+
+  private async authenticateClient(request: ClientFields, basic: BasicCredentials | null): Promise<ClientDoc> {
     const inForm = request.client_id !== undefined || request.client_secret !== undefined
     if (basic !== null && inForm && request.client_secret !== undefined) {
       throw new OAuthError('invalid_request', 'use one client authentication method, not both')
@@ -183,7 +257,7 @@ export class TokenService {
 
   private clientCredentials(client: ClientDoc, request: TokenRequest): TokenResponse {
     const scope = request.scope === undefined ? client.scopes.join(' ') : this.chooseScope(request.scope, this.grantableScopes(client, false))
-    return this.accessToken(client._id, client._id, scope)
+    return this.accessToken(client._id, client._id, scope, { csv: secretVersionOf(client) })
   }
 
   private async password(client: ClientDoc, request: TokenRequest, context: CommandContext): Promise<TokenResponse> {
@@ -258,7 +332,8 @@ export class TokenService {
   private async refresh(client: ClientDoc, request: TokenRequest, context: CommandContext): Promise<TokenResponse> {
     const presented = request.refresh_token
     if (presented === undefined) throw new OAuthError('invalid_request', 'refresh_token is required')
-    const familyId = presented.split('.')[0] ?? ''
+    const familyId = refreshTokenFamilyOf(presented)
+    if (familyId === null) throw new OAuthError('invalid_grant', 'unknown refresh token')
     const { state } = await this.deps.commands.load(refreshTokenFamilyAggregate, familyId)
     if (state.status === 'none') throw new OAuthError('invalid_grant', 'unknown refresh token')
     const user = await this.deps.findUser(state.userId)
@@ -298,11 +373,12 @@ export class TokenService {
     return { ...this.accessToken(userId, client._id, scope, { sid: familyId, pwv: passwordVersion }), refresh_token: refreshToken }
   }
 
-  private accessToken(subject: string, clientId: string, scope: string, signIn?: { sid: string; pwv: number }): TokenResponse {
+  /** `versions`: the sign-in and password version of a user's token, or the secret version of a client's own; versions 0 are left out. */
+  private accessToken(subject: string, clientId: string, scope: string, versions: { sid: string; pwv: number } | { csv: number }): TokenResponse {
     const iat = this.now()
     const claims: AccessTokenClaims = {
       iss: this.deps.issuer, sub: subject, client_id: clientId, scope, iat, exp: iat + this.deps.accessTokenTtl, jti: newId(),
-      ...(signIn === undefined ? {} : signIn.pwv === 0 ? { sid: signIn.sid } : signIn),
+      ...('sid' in versions ? (versions.pwv === 0 ? { sid: versions.sid } : versions) : versions.csv === 0 ? {} : versions),
     }
     return { access_token: this.signAccess(claims), token_type: 'Bearer', expires_in: this.deps.accessTokenTtl, scope }
   }

@@ -1,6 +1,7 @@
 import { usernameKey } from '../events/user.js'
+import { MAX_ACCESS_TOKEN_TTL_SECONDS } from '../shared/config.js'
 import { applyAt, defineProjection, updateAt } from './projection.js'
-import { readsOf, type ReadStore } from './readStore.js'
+import { readsOf, type ReadCollection, type ReadStore } from './readStore.js'
 
 export interface UserDoc {
   _id: string
@@ -33,7 +34,14 @@ export interface ClientDoc {
   organizationId: string
   revoked: boolean
   createdAt: string
+  /**
+   * Rotations of the secret so far: a client's own token carries the version it was issued under (claim `csv`). Absent (0)
+   * in a document a persistent read store kept from before versions.
+   */
+  secretVersion?: number
 }
+
+export const secretVersionOf = (client: ClientDoc): number => client.secretVersion ?? 0
 
 /** A sign-in (refresh-token family) revoked: the access tokens issued to it stop working too. */
 export interface RevokedSignInDoc {
@@ -44,13 +52,49 @@ export interface RevokedSignInDoc {
 
 const users = { name: 'users', indexes: [{ usernameKey: 1 }, { organizationId: 1 }] } as const
 const clients = { name: 'oauth_clients', indexes: [{ organizationId: 1 }] } as const
-const revokedSignIns = { name: 'revoked_sign_ins' } as const
+const revokedSignIns = { name: 'revoked_sign_ins', indexes: [{ revokedAt: 1 }] } as const
+/** One document: the hour (`YYYY-MM-DDTHH`, of an event's `revokedAt`) when `revoked_sign_ins` was last pruned, and of what. */
+const revokedSignInsPruning = { name: 'revoked_sign_ins_pruning' } as const
+
+interface PruningDoc {
+  _id: string
+  _position?: number
+  hour: string
+  /** Revocations before this time were forgotten. */
+  before: string
+}
+
+/**
+ * How long a revoked sign-in is remembered: the access tokens issued to it are refused by it until they expire, at most
+ * the longest ACCESS_TOKEN_TTL after the revocation. Measured from the event's own time, so a replay keeps the same entries.
+ */
+export const REVOKED_SIGN_IN_RETENTION_MS = MAX_ACCESS_TOKEN_TTL_SECONDS * 1000
+
+/**
+ * Forgets the revocations older than the retention before `revokedAt`, at the first revocation of each hour: the
+ * embedded store scans its entries for a range, so pruning at every revocation would cost the square of their number.
+ * An entry is thus kept up to an hour longer than needed. Answers whether this revocation is to be remembered: not
+ * when it is older than what was pruned already (an event delivered again).
+ */
+const pruneRevokedSignIns = async (
+  revoked: ReadCollection<RevokedSignInDoc>, pruning: ReadCollection<PruningDoc>, revokedAtText: string, position: number,
+): Promise<boolean> => {
+  const revokedAt = Date.parse(revokedAtText)
+  if (!Number.isFinite(revokedAt)) return true
+  const hour = new Date(revokedAt).toISOString().slice(0, 13)
+  const last = await pruning.get(revokedSignIns.name)
+  if (last !== null && last.hour >= hour) return revokedAtText >= last.before
+  const before = new Date(revokedAt - REVOKED_SIGN_IN_RETENTION_MS).toISOString()
+  await revoked.deleteMany({ revokedAt: { $lt: before } })
+  await applyAt(pruning, revokedSignIns.name, position, () => ({ _id: revokedSignIns.name, hour, before }))
+  return true
+}
 
 export const principalsProjection = defineProjection({
   name: 'principals',
-  handles: ['UserRegistered', 'UserTotpEnrolled', 'UserPasswordChanged', 'UserDeactivated', 'UserSignInLocked', 'UserSignInUnlocked',
+  handles: ['UserRegistered', 'UserTotpEnrolled', 'UserPasswordChanged', 'UserDeactivated', 'UserReactivated', 'UserSignInLocked', 'UserSignInUnlocked',
     'OAuthClientRegistered', 'OAuthClientSecretRotated', 'OAuthClientRevoked', 'RefreshTokenFamilyRevoked'],
-  collections: [users, clients, revokedSignIns],
+  collections: [users, clients, revokedSignIns, revokedSignInsPruning],
   async project(store, event, position) {
     const userDocs = store.collection<UserDoc>(users)
     const clientDocs = store.collection<ClientDoc>(clients)
@@ -67,6 +111,8 @@ export const principalsProjection = defineProjection({
         return updateAt(userDocs, event.data.userId, position, (doc) => ({ ...doc, passwordHash: event.data.passwordHash, passwordVersion: event.data.passwordVersion }))
       case 'UserDeactivated':
         return updateAt(userDocs, event.data.userId, position, (doc) => ({ ...doc, active: false }))
+      case 'UserReactivated':
+        return updateAt(userDocs, event.data.userId, position, (doc) => ({ ...doc, active: true }))
       case 'UserSignInLocked':
         return updateAt(userDocs, event.data.userId, position, (doc) => ({ ...doc, signInLockedUntil: event.data.lockedUntil }))
       case 'UserSignInUnlocked':
@@ -74,16 +120,20 @@ export const principalsProjection = defineProjection({
       case 'OAuthClientRegistered':
         return applyAt(clientDocs, event.data.clientId, position, () => ({
           _id: event.data.clientId, name: event.data.name, secretHash: event.data.secretHash, scopes: event.data.scopes,
-          organizationId: event.data.organizationId, revoked: false, createdAt: event.data.createdAt,
+          organizationId: event.data.organizationId, revoked: false, createdAt: event.data.createdAt, secretVersion: 0,
         }))
       case 'OAuthClientSecretRotated':
-        return updateAt(clientDocs, event.data.clientId, position, (doc) => ({ ...doc, secretHash: event.data.secretHash }))
+        return updateAt(clientDocs, event.data.clientId, position, (doc) => ({
+          ...doc, secretHash: event.data.secretHash, secretVersion: event.data.secretVersion ?? secretVersionOf(doc) + 1,
+        }))
       case 'OAuthClientRevoked':
         return updateAt(clientDocs, event.data.clientId, position, (doc) => ({ ...doc, revoked: true }))
-      case 'RefreshTokenFamilyRevoked':
-        return applyAt(store.collection<RevokedSignInDoc>(revokedSignIns), event.data.familyId, position, () => ({
-          _id: event.data.familyId, revokedAt: event.data.revokedAt,
-        }))
+      case 'RefreshTokenFamilyRevoked': {
+        const revoked = store.collection<RevokedSignInDoc>(revokedSignIns)
+        const remembered = await pruneRevokedSignIns(revoked, store.collection<PruningDoc>(revokedSignInsPruning), event.data.revokedAt, position)
+        if (!remembered) return
+        return applyAt(revoked, event.data.familyId, position, () => ({ _id: event.data.familyId, revokedAt: event.data.revokedAt }))
+      }
       default: {
         const _never: never = event
         return _never

@@ -26,12 +26,13 @@ const optionalText = (env: string, description: string): Setting<string | undefi
   parse: (raw) => (raw === undefined || raw === '' ? undefined : raw),
 })
 
-const integer = (env: string, fallback: number, description: string, min = 0): Setting<number> => ({
+const integer = (env: string, fallback: number, description: string, min = 0, max?: number): Setting<number> => ({
   env, description, defaultText: String(fallback),
   parse: (raw) => {
     if (raw === undefined || raw === '') return fallback
     const value = Number(raw)
-    if (!Number.isInteger(value) || value < min) throw new ConfigError(`${env} must be an integer >= ${min}, got "${raw}"`)
+    const bounds = max === undefined ? `>= ${min}` : `from ${min} to ${max}`
+    if (!Number.isInteger(value) || value < min || (max !== undefined && value > max)) throw new ConfigError(`${env} must be an integer ${bounds}, got "${raw}"`)
     return value
   },
 })
@@ -75,6 +76,12 @@ const list = (env: string, fallback: readonly string[], description: string): Se
   },
 })
 
+/**
+ * The longest an access token may live. A revoked sign-in is remembered (read model `revoked_sign_ins`) only this long
+ * after its revocation, when every access token issued to it has expired.
+ */
+export const MAX_ACCESS_TOKEN_TTL_SECONDS = 86_400
+
 export const settings = {
   port: integer('PORT', 8080, 'TCP port the HTTP server listens on', 0),
   host: text('HOST', '0.0.0.0', 'Interface the HTTP server binds to'),
@@ -91,7 +98,7 @@ export const settings = {
   bootstrapOrganizationName: text('BOOTSTRAP_ORGANIZATION_NAME', 'Default organization', 'Name of the organization created on first start'),
   jwtPrivateKey: optionalText('JWT_PRIVATE_KEY', 'PEM of the ES256/RS256 signing key (or JWT_PRIVATE_KEY_FILE); generated into DATA_DIR/keys on first start when unset'),
   jwtPrivateKeyFile: optionalText('JWT_PRIVATE_KEY_FILE', 'Path of a PEM file with the signing key'),
-  accessTokenTtl: integer('ACCESS_TOKEN_TTL', 3600, 'Access-token lifetime in seconds (expires_in)', 1),
+  accessTokenTtl: integer('ACCESS_TOKEN_TTL', 3600, 'Access-token lifetime in seconds (expires_in), at most 86400 (one day)', 1, MAX_ACCESS_TOKEN_TTL_SECONDS),
   refreshTokenTtl: integer('REFRESH_TOKEN_TTL', 2_592_000, 'Refresh-token lifetime in seconds (30 days)', 1),
   mfaTokenTtl: integer('MFA_TOKEN_TTL', 300, 'Lifetime in seconds of the mfa_token returned by an mfa_required error', 1),
   signInMaxFailures: integer('SIGN_IN_MAX_FAILURES', 5, 'Wrong passwords or one-time codes in a row that lock a user\'s sign-in', 1),

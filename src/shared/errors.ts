@@ -100,7 +100,7 @@ export const invalidTransition = (from: string, to: string, allowed: readonly st
   new AppError('INVALID_TRANSITION', `cannot move from ${from} to ${to}`, { from, to, allowed: [...allowed] })
 
 /**
- * Errors of the token endpoint, answered in the RFC 6749 section 5.2 format
+ * Errors of the token and revocation endpoints, answered in the RFC 6749 section 5.2 format
  * (`{error, error_description}`) instead of the envelope.
  */
 export const oauthErrorStatuses = {
@@ -110,6 +110,8 @@ export const oauthErrorStatuses = {
   unauthorized_client: 400,
   unsupported_grant_type: 400,
   invalid_scope: 400,
+  /** RFC 7009 section 2.2.1: the revocation endpoint cannot revoke this kind of token. */
+  unsupported_token_type: 400,
   /** Not in RFC 6749: the password was right but the user must also present a TOTP code. */
   mfa_required: 403,
 } as const satisfies Record<string, number>

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import { ACCESS_TOKEN_TYP, type AccessTokenClaims } from '../../identity/tokens.js'
 import { VerifiedTokens, windowOf } from '../../identity/verifiedTokens.js'
 import type { Services } from '../../services.js'
-import { passwordVersionOf } from '../../projections/principals.js'
+import { passwordVersionOf, secretVersionOf } from '../../projections/principals.js'
 import { systemClock } from '../../shared/clock.js'
 import { AppError } from '../../shared/errors.js'
 import { whenReady, type Maybe } from '../../shared/maybe.js'
@@ -42,7 +42,8 @@ const unauthorized = (code: 'UNAUTHORIZED' | 'INVALID_TOKEN' | 'TOKEN_EXPIRED', 
 
 const isClaims = (value: AccessTokenClaims): boolean =>
   typeof value.sub === 'string' && typeof value.client_id === 'string' && typeof value.scope === 'string' && typeof value.jti === 'string' &&
-  (value.sid === undefined || typeof value.sid === 'string') && (value.pwv === undefined || Number.isSafeInteger(value.pwv))
+  (value.sid === undefined || typeof value.sid === 'string') && (value.pwv === undefined || Number.isSafeInteger(value.pwv)) &&
+  (value.csv === undefined || Number.isSafeInteger(value.csv))
 
 /**
  * Verifies the Bearer access token of every route that is not public (ES256 or
@@ -92,7 +93,7 @@ export const authPlugin = fp(async (app: FastifyInstance, options: { services: S
     const principal: Principal = Object.freeze({
       kind: claims.sub === claims.client_id ? 'client' : 'user', id: claims.sub, clientId: claims.client_id, scopes,
       isPlatformAdmin: scopes.has(ADMIN_SCOPE), tokenId: claims.jti, signInId: claims.sid ?? null,
-      passwordVersion: claims.pwv ?? 0,
+      passwordVersion: claims.pwv ?? 0, clientSecretVersion: claims.csv ?? 0,
     })
     const window = windowOf(claims)
     if (window !== null) verifiedTokens.set(token, principal, window)
@@ -114,7 +115,10 @@ export const authPlugin = fp(async (app: FastifyInstance, options: { services: S
     const { principals } = services.queries
     return whenReady(principals.client(principal.clientId), (client) => {
       if (client === null || client.revoked) throw unauthorized('INVALID_TOKEN', 'the client of this token is revoked')
-      if (principal.kind !== 'user') return admit(request, principal, needed)
+      if (principal.kind !== 'user') {
+        if (secretVersionOf(client) !== principal.clientSecretVersion) throw unauthorized('INVALID_TOKEN', 'the client secret was changed since this token was issued')
+        return admit(request, principal, needed)
+      }
       return whenReady(principals.user(principal.id), (user) => {
         if (user === null || !user.active) throw unauthorized('INVALID_TOKEN', 'the user of this token is inactive')
         if (passwordVersionOf(user) !== principal.passwordVersion) throw unauthorized('INVALID_TOKEN', 'the password was changed since this token was issued')
