@@ -542,7 +542,7 @@ const isEnvelope = (op: Operation, body: string): boolean => {
   try {
     const parsed: unknown = JSON.parse(body)
     if (parsed === null || typeof parsed !== 'object') return false
-    if (op.path === '/v1/oauth/token') return 'error' in parsed && typeof parsed.error === 'string' // RFC 6749 errors, by design
+    if (op.path === '/v1/oauth/token' || op.path === '/v1/oauth/revoke') return 'error' in parsed && typeof parsed.error === 'string' // RFC 6749 errors, by design
     return 'status' in parsed && parsed.status === 'fail' && 'data' in parsed && typeof parsed.data === 'object' && parsed.data !== null &&
       'code' in parsed.data && typeof parsed.data.code === 'string'
   } catch {
