@@ -1,6 +1,6 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto'
 
-const N = 16384
+let N = 16384
 const r = 8
 const p = 1
 const KEY_LENGTH = 32
@@ -8,6 +8,16 @@ const KEY_LENGTH = 32
 const derive = (secret: string, salt: Buffer, options: ScryptOptions, length: number) =>
   new Promise<Buffer>((resolve, reject) =>
     scrypt(secret.normalize('NFKC'), salt, length, options, (error, key) => (error === null ? resolve(key) : reject(error))))
+
+/**
+ * A seam for tests only; the service never calls it. The scrypt cost (N, a power of two) of the hashes this
+ * process makes from now on: a test process hashes and checks hundreds of secrets (each app's administrator
+ * client, every user and client a test creates), at tens of milliseconds each at the real cost. Verification
+ * reads the cost stored in each hash, so it is the same code whatever the cost; DECOY_HASH keeps the real one.
+ */
+export const setHashCostForTests = (cost: number): void => {
+  N = cost
+}
 
 /** `scrypt$N$r$p$salt$hash` (base64url parts): the only form in which secrets and passwords are stored. */
 export const hashSecret = async (secret: string): Promise<string> => {

@@ -18,12 +18,12 @@ t.test('embedded SQLite event store', async (t) => {
 })
 
 t.test('embedded SQLite event store committing in a writer thread', async (t) => {
-  const stores: EventStore[] = []
-  t.teardown(async () => { for (const s of stores) await s.close() })
+  // One store for every test of the contract (their streams never collide): each store starts a writer thread, a third of a second.
+  let store: SqliteEventStore | undefined
+  t.teardown(async () => { await store?.close() })
   const file = path.join(tempDir(), 'events.sqlite')
   eventStoreContract(t, async () => {
-    const store = new SqliteEventStore({ file, synchronous: 'NORMAL', writer: 'worker' })
-    stores.push(store)
+    store ??= new SqliteEventStore({ file, synchronous: 'NORMAL', writer: 'worker' })
     return store
   })
 })

@@ -1,7 +1,15 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { setHashCostForTests } from '../../src/identity/passwords.js'
 import { loadConfig, type Config } from '../../src/shared/config.js'
+
+/**
+ * Secrets and passwords a test process hashes use scrypt at N = 1024 instead of 16384: the same code (and
+ * hashes that verify the same way), without tens of milliseconds of CPU for every client and user a test
+ * creates and every token it asks for. Services a test starts as a process of their own keep the real cost.
+ */
+setHashCostForTests(1024)
 
 const created: string[] = []
 process.once('exit', () => {

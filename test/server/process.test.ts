@@ -17,10 +17,19 @@ const token = async (url: string) => {
   return body.access_token
 }
 
+/** One service for the first test and the SIGTERM test, which ends it: each start of a service process costs seconds. */
+const sharedDataDir = tempDir()
+const shared = spawnServer({ ...credentials, DATA_DIR: sharedDataDir })
+// Not left rejected and unhandled should the start fail: each test that uses it awaits it and fails then.
+shared.catch(() => {})
+t.teardown(async () => {
+  const server = await shared.catch(() => undefined)
+  server?.child.kill('SIGKILL')
+})
+
 t.test('over real TCP: a token from the token endpoint is accepted by a protected route', async (t) => {
-  const dataDir = tempDir()
-  const server = await spawnServer({ ...credentials, DATA_DIR: dataDir })
-  t.teardown(() => { server.child.kill('SIGKILL') })
+  const dataDir = sharedDataDir
+  const server = await shared
   const access = await token(server.url)
   const response = await fetch(`${server.url}/v1/me`, { headers: { authorization: `Bearer ${access}` } })
   t.equal(response.status, 200)
@@ -52,7 +61,7 @@ t.test('SIGKILL right after an acknowledged write loses nothing: the event is in
 })
 
 t.test('SIGTERM stops accepting, closes the stores and exits 0', async (t) => {
-  const server = await spawnServer({ ...credentials, DATA_DIR: tempDir() })
+  const server = await shared
   server.child.kill('SIGTERM')
   t.equal(await server.exited, 0)
   // 'exit' can come before the pipe is drained: wait for the line (or for the output to close).
