@@ -164,6 +164,11 @@ const stringFor = (schema: Schema, name: string, rng: Rng, hints: Hints): string
     case 'email': return `${rng.hex(6)}@example.co`
     case 'uri': case 'url': return `https://hooks.invalid/${rng.hex(4)}`
   }
+  // OAuth client ids are free text, not uuids: the one pool of real ids a plain string takes from.
+  if (poolKey(name) === 'clients') {
+    const id = hints.idFor(name, rng)
+    if (id !== undefined && fits(schema, id)) return id
+  }
   const hinted = TEXT_HINTS[name] ?? (/url$/i.test(name) ? [`https://hooks.invalid/${rng.hex(4)}`] : undefined)
   if (hinted !== undefined && rng.chance(0.7)) {
     const value = rng.pick(hinted)
@@ -474,7 +479,7 @@ const poolKey = (name: string): string => {
     webhookid: 'webhook', webhookID: 'webhook', debtorId: 'profiles', signerId: 'profiles', profileId: 'profiles', creditLineId: 'credit-lines',
     creditid: 'credits', installmentid: 'installments', roleTemplateId: 'role-template', creditLimitId: 'credit-limits', documentId: 'documents',
     signatureId: 'signatures', signatureFileId: 'signature-files', fileId: 'profile-files', fileid: 'exports', userId: 'users', productid: 'products',
-    cityId: 'cities',
+    cityId: 'cities', clientId: 'clients',
   }
   return named[param] ?? (/webhook/i.test(param) ? 'webhook' : param)
 }
@@ -519,6 +524,7 @@ const createFixtures = async (svc: TestApp): Promise<Fixtures> => {
   const exportId = at(await call('POST', '/v1/exports', { type: 'receivables' }, 202), 'data', 'orderID')
   const productId = at(await call('GET', '/v1/products'), 'data', 'products', '0', 'ID')
   const cityId = at(await call('GET', '/v1/cities?q=bog'), 'data', 'cities', '0', 'id')
+  const clientId = at(await call('POST', '/v1/oauth/clients', { name: 'Fuzz integration', scopes: [], organizationId, roleTemplateId }), 'data', 'client', 'client_id')
   const member = await addMember(svc, organizationId, 'fuzz-analyst', 'analyst')
   const foreign = await createOrganization(svc, 'Fuzz foreign organization')
   const foreignMember = await addMember(svc, foreign.id, 'fuzz-foreign', 'administrator')
@@ -530,6 +536,7 @@ const createFixtures = async (svc: TestApp): Promise<Fixtures> => {
       orders: [orderId], profiles: [profileId, at(requested, 'debtorId')], 'profile-files': [profileFileId], documents: [documentId], signatures: [signatureId],
       'signature-files': [signatureFileId], webhook: [webhookId], taxes: [taxId], 'scoring-model': [modelId], 'role-template': [roleTemplateId],
       'credit-limits': [limitId], exports: [exportId], products: [productId], cities: [cityId], users: [member.userId],
+      clients: [clientId],
     },
   }
 }
