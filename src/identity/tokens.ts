@@ -211,14 +211,19 @@ export class TokenService {
     return { clientId: state.clientId, familyId }
   }
 
+  /** The claims of a token of type `typ` this service signed, unexpired by the injected clock; throws otherwise. */
+  private verifyOwn(token: string, typ: string): unknown {
+    return createVerifier({
+      key: this.deps.key.publicKeyPem, algorithms: [this.deps.key.algorithm], checkTyp: typ,
+      allowedIss: this.deps.issuer, clockTimestamp: this.deps.clock.now().getTime(),
+    })(token)
+  }
+
   /** An access token this service signed and that has not expired. */
   private accessTokenOwner(token: string): TokenOwner | null {
     let claims: unknown
     try {
-      claims = createVerifier({
-        key: this.deps.key.publicKeyPem, algorithms: [this.deps.key.algorithm], checkTyp: ACCESS_TOKEN_TYP,
-        allowedIss: this.deps.issuer, clockTimestamp: this.deps.clock.now().getTime(),
-      })(token)
+      claims = this.verifyOwn(token, ACCESS_TOKEN_TYP)
     } catch {
       return null
     }
@@ -294,10 +299,7 @@ export class TokenService {
     if (request.mfa_token === undefined || request.otp === undefined) throw new OAuthError('invalid_request', 'mfa_token and otp are required')
     let claims: unknown
     try {
-      claims = createVerifier({
-        key: this.deps.key.publicKeyPem, algorithms: [this.deps.key.algorithm], checkTyp: MFA_TOKEN_TYP,
-        allowedIss: this.deps.issuer, clockTimestamp: this.deps.clock.now().getTime(),
-      })(request.mfa_token)
+      claims = this.verifyOwn(request.mfa_token, MFA_TOKEN_TYP)
     } catch {
       throw new OAuthError('invalid_grant', 'mfa_token is invalid or expired')
     }
