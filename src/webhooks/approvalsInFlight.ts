@@ -62,19 +62,25 @@ export class ApprovalsInFlight {
 
   /**
    * Where this order's rendering of its credit starts: the credit as the
-   * approval taken just before it rendered it, if that was on the same
-   * read-model document `base` (nothing left to apply but its own payment);
-   * else `base` with the approvals `pendingBefore` finds. Approvals of one
-   * credit come faster than the applier records them, so without the first
-   * each would apply every pending one again (the work per approval grew
-   * with the applier's lag).
+   * approval taken just before it rendered it, when `base` (the read-model
+   * document) is that rendering's own document or shows no approval after
+   * it: nothing is left to apply but this order's payment. Otherwise `base`
+   * with the approvals `pendingBefore` finds. The applier applies a credit's
+   * approvals in log order, so a document whose last applied order is at or
+   * before the rendered one is the same credit with fewer of them applied.
+   * Approvals of one credit come faster than the applier records them, so
+   * without this each would apply every pending one again, and each new
+   * document from the applier would start that over.
    */
   renderFrom(creditId: string, orderId: string, base: CreditState, applied: (orderId: string) => boolean): { from: CreditState; pending: Approval[] } {
     const rendered = this.lastRendered.get(creditId)
-    if (rendered !== undefined && rendered.base === base) {
+    if (rendered !== undefined) {
       const list = this.byCredit.get(creditId) ?? []
       const index = indexOf(list, orderId)
-      if (index > 0 && list[index - 1]?.orderId === rendered.orderId) return { from: rendered.state, pending: [] }
+      const previous = index - 1
+      if (previous >= 0 && list[previous]?.orderId === rendered.orderId && (rendered.base === base || appliedUpTo(list, previous, base))) {
+        return { from: rendered.state, pending: [] }
+      }
     }
     return { from: base, pending: this.pendingBefore(creditId, orderId, applied) }
   }
@@ -100,6 +106,14 @@ export class ApprovalsInFlight {
       this.head = 0
     }
   }
+}
+
+/** Whether the credit's last applied order is in the list at or before `last`: the document shows no approval after that one. */
+const appliedUpTo = (list: readonly Approval[], last: number, credit: CreditState): boolean => {
+  const lastApplied = credit.appliedOrders.at(-1)
+  if (lastApplied === undefined) return false
+  for (let index = last; index >= 0; index -= 1) if (list[index]?.orderId === lastApplied) return true
+  return false
 }
 
 /** Where an order is in its credit's list, searched from the newest (an approval is read soon after it is taken); -1 if absent. */

@@ -34,7 +34,7 @@ t.test('only the last `capacity` approvals are kept, oldest out first', async (t
   t.same(orders(approvals.pendingBefore('c1', 'o11', noneApplied)), ['o8'], 'a forgotten order taken again is taken anew')
 })
 
-t.test('an approval starts from the credit its predecessor rendered, only on the same document', async (t) => {
+t.test('an approval starts from the credit its predecessor rendered, on its document or one showing no later approval', async (t) => {
   const approvals = new ApprovalsInFlight(4)
   const base = { appliedOrders: [] } as unknown as CreditState
   const newer = { appliedOrders: ['o1'] } as unknown as CreditState
@@ -47,7 +47,15 @@ t.test('an approval starts from the credit its predecessor rendered, only on the
   approvals.rendered('c1', 'o1', base, afterO1)
   t.same(start('o2', base), { from: afterO1, pending: [] }, 'the next approval of the credit, on the same document')
   t.equal(start('o2', base).from, afterO1, 'the very rendering, not a copy')
-  t.same(start('o2', newer), { from: newer, pending: [] }, 'the read model moved on (it applied o1): start again from the document')
+  t.equal(start('o2', newer).from, afterO1, 'the read model caught up with the rendering (it applied o1): the rendering still holds')
+  const afterO2 = { appliedOrders: ['o1', 'o2'] } as unknown as CreditState
+  approvals.rendered('c1', 'o2', base, afterO2)
+  t.equal(start('o3', newer).from, afterO2, 'the read model applied o1 of the o1, o2 the rendering holds: the rendering still holds')
+  t.same(start('o3', afterO2), { from: afterO2, pending: [] }, 'the read model applied o2 itself: nothing pending either way')
+  const unrelated = { appliedOrders: ['x9'] } as unknown as CreditState
+  t.same(start('o3', unrelated), { from: unrelated, pending: ['o1', 'o2'] }, 'a document whose last applied order is not one taken: start again from it')
+  approvals.rendered('c1', 'o1', base, afterO1)
+  t.same(start('o2', afterO2), { from: afterO2, pending: [] }, 'the read model is past the rendering: start from the document')
   t.same(start('o3', base), { from: base, pending: ['o1', 'o2'] }, 'not the approval just before: o2 was not rendered yet')
   t.same(start('o1', base), { from: base, pending: [] }, 'an approval is not its own predecessor')
   for (const order of ['p1', 'p2', 'p3', 'p4']) approvals.take(approval('c2', order))
