@@ -35,3 +35,11 @@ t.test('comparisons agree with decimal.js across scales and signs', async (t) =>
     }
   }
 })
+
+t.test('reading a decimal gives decimal.js\'s value whether it is short (read as a double) or long (read as a BigInt)', async (t) => {
+  const texts = ['0', '-0', '-0.00', '007', '1.50', '999999999999999', '-999999999999999', '9999999999999999', '99999999999999.9', '999999999999999.9',
+    '123456789012345.67', '0.000000000000001', '0.0000000000000001', '9007199254740993', '.5', '5.', '1e3', '-1.5E-2', '12.345678901234567']
+  for (const text of texts) t.equal(money(toPlainString(exact(text))).toFixed(), money(text).toFixed(), text)
+  t.equal(toPlainString(exact('1.50')), '1.50', 'the scale written is kept')
+  for (const malformed of ['', '-', '1.2.3', '1,5', ' 1', '--1', '1-']) t.throws(() => exact(malformed), `${JSON.stringify(malformed)} is refused`)
+})
