@@ -5,6 +5,7 @@ import type { OrderDoc } from '../projections/paymentOrders.js'
 import type { ProfileDoc, WithFileIds } from '../projections/profiles.js'
 import { ageOn } from '../shared/age.js'
 import { dayOf } from '../shared/amortization.js'
+import { deepFreeze } from '../shared/freeze.js'
 import { installmentAmounts, installmentArrearsDays, isPaid, type InstallmentPosition } from '../shared/installments.js'
 import { toMoneyString } from '../shared/money.js'
 import { emptyTemplateContext, fileIdKeysOf, type CreditContext, type OrderContext, type TemplateContext, type TriggerContext } from '../templates/context.js'
@@ -67,7 +68,9 @@ const debtorContext = (debtorId: string, profile: ProfileDoc | null, at: Date, e
   }
 }
 
-const installmentContext = (credit: CreditState, installment: InstallmentPosition, today: string): CreditContext['Installments'][number] => {
+type InstallmentContext = CreditContext['Installments'][number]
+
+const installmentContext = (credit: CreditState, installment: InstallmentPosition, today: string): InstallmentContext => {
   const { paidPrincipal, paidInterest, paidAmount, outstanding } = installmentAmounts(installment, credit.currency)
   return {
     ID: installment.installmentId, Number: installment.number, DueDate: installment.dueDate, Amount: installment.amount,
@@ -75,6 +78,42 @@ const installmentContext = (credit: CreditState, installment: InstallmentPositio
     PaidAmount: paidAmount, Outstanding: outstanding, Status: installmentStatus(installment),
     PaidAt: installment.paidAt ?? '', DaysPastDue: installmentArrearsDays(credit.status, installment, today),
   }
+}
+
+/**
+ * Contexts kept by the object they were made from, with what else they
+ * depend on. Installment positions and profile documents are replaced,
+ * never changed (evolve makes new ones, the read store freezes its own), so
+ * a credit's next render remakes only the installments a payment replaced:
+ * each approval's webhooks otherwise turned every installment's amounts into
+ * text again. An entry lives as long as the object it was made from.
+ */
+interface Kept<T> {
+  /** What else the context depends on. */
+  key: string
+  context: T
+}
+
+const keptInstallments = new WeakMap<InstallmentPosition, Kept<InstallmentContext>>()
+const keptDebtors = new WeakMap<ProfileDoc, Kept<Debtor>>()
+
+const keptInstallmentContext = (credit: CreditState, installment: InstallmentPosition, today: string): InstallmentContext => {
+  const key = `${credit.currency} ${credit.status} ${today}`
+  const kept = keptInstallments.get(installment)
+  if (kept?.key === key) return kept.context
+  const context = deepFreeze(installmentContext(credit, installment, today))
+  keptInstallments.set(installment, { key, context })
+  return context
+}
+
+/** Ages are counted to the render day. */
+const keptDebtorContext = (debtorId: string, profile: ProfileDoc | null, at: Date, today: string, empty: Debtor): Debtor => {
+  if (profile === null) return debtorContext(debtorId, profile, at, empty)
+  const kept = keptDebtors.get(profile)
+  if (kept?.key === today) return kept.context
+  const context = deepFreeze(debtorContext(debtorId, profile, at, empty))
+  keptDebtors.set(profile, { key: today, context })
+  return context
 }
 
 const creditContext = (source: ContextSource, empty: CreditContext): CreditContext => {
@@ -100,8 +139,8 @@ const creditContext = (source: ContextSource, empty: CreditContext): CreditConte
     Score: score === null ? empty.Score : {
       ScoringModelID: score.scoringModelId, Score: score.score, Decision: score.decision, Reasons: [...score.reasons], ScoredAt: score.scoredAt,
     },
-    Debtor: debtorContext(credit.debtorId, source.debtor, at, empty.Debtor),
-    Installments: credit.installments.map((i) => installmentContext(credit, i, today)),
+    Debtor: keptDebtorContext(credit.debtorId, source.debtor, at, today, empty.Debtor),
+    Installments: credit.installments.map((i) => keptInstallmentContext(credit, i, today)),
   }
 }
 

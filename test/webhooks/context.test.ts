@@ -74,4 +74,15 @@ t.test('an approval renders the credit with its payment applied, whether or not 
   t.equal(withPaymentApplied(applied, approval), applied, 'already applied: the credit as the read model has it')
   t.same(render(withPaymentApplied(applied, approval)), render(pending))
   t.equal(withPaymentApplied(disbursed, { ...approval, installmentId: 'no-such-installment' }), disbursed, 'an order the credit refuses changes nothing')
+
+  const overdue = (at: string, credit: CreditState = disbursed) =>
+    templateContextOf({ credit, debtor: null, order: null, organization: { id: 'o-1', name: '' }, trigger, at: new Date(at) }).Credit.Installments
+  const due = first.dueDate
+  const dayAfter = (days: number) => new Date(Date.parse(`${due}T12:00:00Z`) + days * 86_400_000).toISOString()
+  t.equal(overdue(dayAfter(0))[0], overdue(dayAfter(0))[0], 'the same installment on the same day and status: the context made before')
+  t.equal(overdue(dayAfter(0))[0]?.DaysPastDue, 0)
+  t.equal(overdue(dayAfter(3))[0]?.DaysPastDue, 3, 'another day: counted again for the same installment')
+  t.equal(overdue(dayAfter(3), { ...disbursed, status: 'Pagado' })[0]?.DaysPastDue, 0, 'another credit status: counted again')
+  t.match(overdue(dayAfter(3), pending)[0], { Status: 'paid', DaysPastDue: 0, Outstanding: '0.00' }, 'a replaced installment: made anew')
+  t.ok(Object.isFrozen(overdue(dayAfter(3))[0]), 'kept contexts are frozen: renders share them')
 })
