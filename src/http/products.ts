@@ -63,13 +63,14 @@ const publicView = (d: CreditLineDoc): Static<typeof PublicProduct> => ({
   timeMax: d.timeMax, rate: d.rate, rateType: d.rateType, currency: d.currency, jurisdictionCode: d.jurisdictionCode,
 })
 
-const customView = (d: CreditLineDoc): Static<typeof CustomProduct> => ({
-  ...publicView(d), principalDefault: d.principalDefault, timeDefault: d.timeDefault, gatewayMethods: d.gatewayMethods,
+// Object.assign onto the public view, not a spread followed by more keys: in Node 20 that form makes a hidden class per call (docs/benchmarks.md, "Stop 25").
+const customView = (d: CreditLineDoc): Static<typeof CustomProduct> => Object.assign(publicView(d), {
+  principalDefault: d.principalDefault, timeDefault: d.timeDefault, gatewayMethods: d.gatewayMethods,
   disbursementMethods: d.disbursementMethods, availableDays: d.availableDays, active: d.active, provider: d.provider,
 })
 
-const productView = (d: CreditLineDoc): Static<typeof ProductDTO> => ({
-  ...publicView(d), principalDefault: d.principalDefault, timeDefault: d.timeDefault, entityConfigID: d.entityConfigID, jurisdiction: d.jurisdiction,
+const productView = (d: CreditLineDoc): Static<typeof ProductDTO> => Object.assign(publicView(d), {
+  principalDefault: d.principalDefault, timeDefault: d.timeDefault, entityConfigID: d.entityConfigID, jurisdiction: d.jurisdiction,
   gatewayMethods: d.gatewayMethods, disbursementMethods: d.disbursementMethods, availableDays: d.availableDays, active: d.active,
   conditions: d.conditions, benefits: d.benefits, createdAt: d.createdAt, updatedAt: d.updatedAt,
 })
