@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifySchemaCompiler, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Services } from '../services.js'
 import { limitJsonDepth } from './jsonBody.js'
@@ -9,26 +9,14 @@ import { openapiPlugin } from './plugins/openapi.js'
 import { organizationPlugin } from './plugins/organization.js'
 import { requestLoggerFactory } from './requestLogger.js'
 import { routePlugins } from './routes.js'
+import { sharedSerializerFactory, sharedValidatorCompiler } from './schemaCompilers.js'
 import { ErrorEnvelope, FailEnvelope } from './schemas.js'
-import { validatorCompiler } from './validation.js'
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 const MAX_PATH_PARAMETER = 256
 
-/**
- * A seam for tests only; the service never passes it. A test process builds an app per test, and compiling the
- * route schemas is most of an app's start: tests pass compilers that reuse what an earlier app of the process
- * compiled from the same schema (test/helpers/schemaCompilers.ts).
- */
-export interface BuildAppOptions {
-  /** Compiles request schemas instead of validation.ts's `validatorCompiler` (which it must wrap). */
-  validatorCompiler?: FastifySchemaCompiler<object>
-  /** Fastify's `schemaController` option (its `compilersFactory.buildSerializer` compiles response schemas). */
-  schemaController?: FastifyServerOptions['schemaController']
-}
-
 /** The fastify application: plugins, error envelope, OpenAPI, and every route family under /v1. */
-export const buildApp = async (services: Services, options: BuildAppOptions = {}): Promise<FastifyInstance> => {
+export const buildApp = async (services: Services): Promise<FastifyInstance> => {
   const logger: FastifyBaseLogger = services.logger
   const app = Fastify({
     loggerInstance: logger,
@@ -43,10 +31,10 @@ export const buildApp = async (services: Services, options: BuildAppOptions = {}
     // The longest parameter a route takes is a 128-character file id; the router refuses longer ones before any schema sees them.
     routerOptions: { maxParamLength: MAX_PATH_PARAMETER },
     frameworkErrors: answerError,
-    ...(options.schemaController === undefined ? {} : { schemaController: options.schemaController }),
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializerFactory } },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
-  app.setValidatorCompiler(options.validatorCompiler ?? validatorCompiler)
+  app.setValidatorCompiler(sharedValidatorCompiler)
   limitJsonDepth(app)
   app.addSchema(FailEnvelope)
   app.addSchema(ErrorEnvelope)

@@ -6,7 +6,6 @@ import { createRuntime, type Runtime } from '../../src/runtime.js'
 import type { Clock } from '../../src/shared/clock.js'
 import type { Config } from '../../src/shared/config.js'
 import { testConfig } from './config.js'
-import { sharedSchemaCompilers } from './schemaCompilers.js'
 
 export interface TestApp {
   app: FastifyInstance
@@ -49,7 +48,7 @@ export const createTestApp = async (t: Teardown, options: TestAppOptions = {}): 
   options.beforeStart?.(runtime)
   await runtime.start()
   const boot = await bootstrap(runtime)
-  const app = await buildApp(runtime, sharedSchemaCompilers)
+  const app = await buildApp(runtime)
   await app.ready()
   const clientToken = async (clientId: string, secret: string, scope?: string) => {
     const response = await requestToken(app, {

@@ -6,7 +6,6 @@ import { createRuntime } from '../../src/runtime.js'
 import { ManualClock } from '../../src/shared/clock.js'
 import { createTestApp } from '../helpers/app.js'
 import { createDebtor, createOrganization, lending, memberToken, nextEvent, type Lending } from '../helpers/lending.js'
-import { sharedSchemaCompilers } from '../helpers/schemaCompilers.js'
 
 const ordersOf = (creditId: string, installment: string) => `/v1/payables/${creditId}/installments/${installment}/orders`
 
@@ -261,7 +260,7 @@ t.test('crash safety: a restart still settles sandbox orders, submitted or not, 
   await resubmitted
   clock.advance(2000)
   await runtime.scheduler.runNow('paymentOutcomes')
-  const app = await buildApp(runtime, sharedSchemaCompilers)
+  const app = await buildApp(runtime)
   t.teardown(() => app.close())
   const get = async (id: string) => (await app.inject({ method: 'GET', url: `${url}/${id}`, headers: { authorization: `Bearer ${svc.adminToken}`, 'organization-id': svc.organizationId } })).json()
   t.equal((await get(early.ID)).Status, 'completed', 'submitted before the crash, settled after it')
