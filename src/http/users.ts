@@ -185,6 +185,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     const changed = await changeMemberRole(commands, { organizationId: entityid, principalId: userId, roleTemplateId: request.body.roleTemplateId },
       commandContext(request))
     await services.settle(changed.position)
-    return { status: 'success' as const, data: { user: await view(await userIn(entityid, userId)) } }
+    // A role change writes the membership only: the user document read above is still the user's, and the view reads the membership.
+    return { status: 'success' as const, data: { user: await view(doc) } }
   })
 }
