@@ -7,8 +7,8 @@ import { newId } from '../src/shared/ids.js'
 import { median, type BenchResult } from './lib/report.js'
 import { scratchDir } from './lib/scratch.js'
 
-const ROUNDS = 5
-const APPENDS = 4000
+const ROUNDS = Number(process.env['BENCH_APPEND_ROUNDS'] ?? 5)
+const APPENDS = Number(process.env['BENCH_APPENDS'] ?? 4000)
 const IN_FLIGHT = 32
 
 const sampleEvent = (): NewEvent => ({

@@ -251,12 +251,12 @@ const rowsPerSecond = (rounds: readonly Round[]) => median(rounds.map((r) => r.r
 const STORES: Record<Scenario, { suffix: string; holds: string; baseline: string }> = {
   memory: {
     suffix: '',
-    holds: 'the embedded memory read store (READ_STORE=memory) keeps the million documents in that process',
+    holds: 'the embedded memory read store (READ_STORE=memory) keeps the documents in that process',
     baseline: 'csv-stringify alone, same rows (the stored documents)',
   },
   sqlite: {
     suffix: ' (SQLite read store)',
-    holds: 'the embedded SQLite read store (READ_STORE=sqlite) keeps the million documents on disk',
+    holds: 'the embedded SQLite read store (READ_STORE=sqlite) keeps the documents on disk',
     baseline: 'csv-stringify alone, same rows made one at a time',
   },
 }
@@ -269,7 +269,7 @@ const results = (scenario: Scenario, report: Report): BenchResult[] => {
   return [
     {
       name: `export 1M installments to CSV${suffix}`,
-      what: `rows/s of an installments export job (runner, data set, csv-stringify, file store) over 1,000,000 rows; ${holds}`,
+      what: `rows/s of an installments export job (runner, data set, csv-stringify, file store) over ${ROWS.toLocaleString('en-US')} rows; ${holds}`,
       result: { value: ours, unit: 'rows/s' },
       baseline: { name: baseline, value: theirs, unit: 'rows/s' },
       ratio: ours / theirs,

@@ -21,8 +21,13 @@ const benchmarks: Record<string, () => Promise<BenchResult[]>> = {
   startup: startupBench,
 }
 
+const NO_WRITE = '--no-write'
+
 const main = async () => {
-  const wanted = process.argv.slice(2)
+  const args = process.argv.slice(2)
+  // A check of the harness itself (test/bench/smoke.test.ts): the table and each row as JSON on stdout, the docs and results file untouched.
+  const write = !args.includes(NO_WRITE)
+  const wanted = args.filter((arg) => arg !== NO_WRITE)
   const unknown = wanted.filter((w) => !(w in benchmarks))
   if (unknown.length > 0) {
     process.stderr.write(`unknown benchmark(s): ${unknown.join(', ')}; known: ${Object.keys(benchmarks).join(', ')}\n`)
@@ -35,7 +40,8 @@ const main = async () => {
     const run = benchmarks[name]
     if (run !== undefined) results.push(...await run())
   }
-  process.stdout.write(`${table(writeResults(path.resolve(import.meta.dirname, '..'), results))}\n`)
+  if (write) process.stdout.write(`${table(writeResults(path.resolve(import.meta.dirname, '..'), results))}\n`)
+  else process.stdout.write(`${table(results)}\n${results.map((result) => `RESULT ${JSON.stringify(result)}`).join('\n')}\n`)
 }
 
 main().catch((error: unknown) => {
