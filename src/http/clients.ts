@@ -5,6 +5,7 @@ import { changeMemberRole, clientStreamId } from '../commands/identity.js'
 import { oauthClientAggregate } from '../commands/oauthClient.js'
 import { generateSecret, hashSecret } from '../identity/passwords.js'
 import type { ClientDoc } from '../projections/principals.js'
+import type { MembershipDoc } from '../projections/memberships.js'
 import type { Services } from '../services.js'
 import { AppError, notFound } from '../shared/errors.js'
 import { ADMIN_SCOPE } from '../shared/permissions.js'
@@ -32,13 +33,13 @@ const ClientAnswer = Type.Object({ status: Type.Literal('success'), data: Type.O
 export const clientRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { queries, commands } = services
 
-  const clientView = async (doc: ClientDoc) => {
-    const membership = await queries.memberships.of(doc._id, doc.organizationId)
-    return {
-      client_id: doc._id, name: doc.name, scopes: doc.scopes, organizationId: doc.organizationId, roleTemplateId: membership?.roleTemplateId ?? null,
-      revoked: doc.revoked, createdAt: doc.createdAt,
-    }
-  }
+  /** The client as answered, with the role of its membership (none once revoked). */
+  const view = (doc: ClientDoc, membership: MembershipDoc | null | undefined) => ({
+    client_id: doc._id, name: doc.name, scopes: doc.scopes, organizationId: doc.organizationId, roleTemplateId: membership?.roleTemplateId ?? null,
+    revoked: doc.revoked, createdAt: doc.createdAt,
+  })
+
+  const viewOf = async (doc: ClientDoc) => view(doc, await queries.memberships.of(doc._id, doc.organizationId))
 
   /**
    * The client, when the caller may change it: of the path's organization, not the caller's own, `*` only for a platform
@@ -69,7 +70,8 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
   }, async (request) => {
     const { page, limit } = request.query
     const { items, total } = await queries.principals.clientPage(request.params.entityid, { offset: (page - 1) * limit, limit })
-    return { status: 'success' as const, data: await Promise.all(items.map(clientView)), pagination: pagination(page, limit, total) }
+    const memberships = await queries.memberships.activeOf(items.map((doc) => doc._id), request.params.entityid)
+    return { status: 'success' as const, data: items.map((doc) => view(doc, memberships.get(doc._id))), pagination: pagination(page, limit, total) }
   })
 
   app.post('/organization/:entityid/clients/:clientId/revoke', {
@@ -90,7 +92,7 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     await services.settle(revoked.position)
     const doc = await queries.principals.client(clientId)
     if (doc === null) throw new AppError('INTERNAL', 'client not visible after its revocation')
-    return { status: 'success' as const, data: { client: await clientView(doc) } }
+    return { status: 'success' as const, data: { client: await viewOf(doc) } }
   })
 
   app.post('/organization/:entityid/clients/:clientId/secret', {
@@ -145,6 +147,6 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     const changed = await changeMemberRole(commands, { organizationId: entityid, principalId: clientId, roleTemplateId: request.body.roleTemplateId },
       commandContext(request))
     await services.settle(changed.position)
-    return { status: 'success' as const, data: { client: await clientView(doc) } }
+    return { status: 'success' as const, data: { client: await viewOf(doc) } }
   })
 }

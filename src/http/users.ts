@@ -5,6 +5,7 @@ import { changeMemberRole } from '../commands/identity.js'
 import { userAggregate, type UserCommand } from '../commands/user.js'
 import { hashSecret } from '../identity/passwords.js'
 import type { UserDoc } from '../projections/principals.js'
+import type { MembershipDoc } from '../projections/memberships.js'
 import type { Services } from '../services.js'
 import { AppError, notFound } from '../shared/errors.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
@@ -36,8 +37,8 @@ const NewPassword = Type.Object({ newPassword: Type.String({ minLength: 8, maxLe
 export const userRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { queries, commands } = services
 
-  const view = async (doc: UserDoc) => {
-    const membership = await queries.memberships.of(doc._id, doc.organizationId)
+  /** The user as answered, with the role of its membership (none once revoked). */
+  const view = (doc: UserDoc, membership: MembershipDoc | null | undefined) => {
     const now = services.clock.now().getTime()
     const lockedUntil = doc.signInLockedUntil ?? null
     return {
@@ -46,6 +47,8 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
       signInLockedUntil: lockedUntil !== null && Date.parse(lockedUntil) > now ? lockedUntil : null, createdAt: doc.createdAt,
     }
   }
+
+  const viewOf = async (doc: UserDoc) => view(doc, await queries.memberships.of(doc._id, doc.organizationId))
 
   /** The user, when it belongs to the organization of the path; another organization's is not found. */
   const userIn = async (organizationId: string, userId: string): Promise<UserDoc> => {
@@ -60,7 +63,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     await requireMemberRoleHeld(queries, principalOf(request), organizationOf(request), userId)
     const changed = await commands.execute(userAggregate, userId, command, commandContext(request))
     await services.settle(changed.position)
-    return { status: 'success' as const, data: { user: await view(await userIn(organizationId, userId)) } }
+    return { status: 'success' as const, data: { user: await viewOf(await userIn(organizationId, userId)) } }
   }
 
   app.get('/organization/:entityid/users', {
@@ -75,7 +78,8 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
   }, async (request) => {
     const { page, limit } = request.query
     const { items, total } = await queries.principals.userPage(request.params.entityid, { offset: (page - 1) * limit, limit })
-    return { status: 'success' as const, data: await Promise.all(items.map(view)), pagination: pagination(page, limit, total) }
+    const memberships = await queries.memberships.activeOf(items.map((doc) => doc._id), request.params.entityid)
+    return { status: 'success' as const, data: items.map((doc) => view(doc, memberships.get(doc._id))), pagination: pagination(page, limit, total) }
   })
 
   app.get('/organization/:entityid/users/:userId', {
@@ -88,7 +92,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     },
   }, async (request) => {
     const { entityid, userId } = request.params
-    return { status: 'success' as const, data: { user: await view(await userIn(entityid, userId)) } }
+    return { status: 'success' as const, data: { user: await viewOf(await userIn(entityid, userId)) } }
   })
 
   app.post('/organization/:entityid/users/:userId/deactivate', {
@@ -186,6 +190,6 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
       commandContext(request))
     await services.settle(changed.position)
     // A role change writes the membership only: the user document read above is still the user's, and the view reads the membership.
-    return { status: 'success' as const, data: { user: await view(doc) } }
+    return { status: 'success' as const, data: { user: await viewOf(doc) } }
   })
 }

@@ -43,6 +43,12 @@ export const membershipQueries = (store: ReadStore) => {
   const reads = readsOf(docs)
   return {
     of: (principalId: string, organizationId: string) => reads.findOne({ principalId, organizationId, active: true }),
+    /** The active memberships in the organization of each of these principals, by principal: one query for a page of members. */
+    activeOf: async (principalIds: readonly string[], organizationId: string): Promise<ReadonlyMap<string, MembershipDoc>> => {
+      if (principalIds.length === 0) return new Map()
+      const found = await docs.find({ principalId: { $in: [...principalIds] }, organizationId, active: true })
+      return new Map(found.map((membership) => [membership.principalId, membership]))
+    },
     organizationsOf: async (principalId: string) =>
       (await docs.find({ principalId, active: true })).map((m) => m.organizationId),
     countUsing: (roleTemplateId: string) => docs.count({ roleTemplateId, active: true }),

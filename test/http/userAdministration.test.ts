@@ -1,5 +1,6 @@
 import t from 'tap'
 import { builtInRoleTemplateId } from '../../src/commands/identity.js'
+import type { MembershipDoc } from '../../src/projections/memberships.js'
 import { ManualClock } from '../../src/shared/clock.js'
 import { createTestApp, requestToken, type TestApp } from '../helpers/app.js'
 import { addClient, addMember, createOrganization, roleTemplateWith } from '../helpers/members.js'
@@ -366,4 +367,41 @@ t.test('a user is reactivated only by a caller holding its role, with scope pass
   t.equal(short.statusCode, 400, 'the password has the bounds of a reset')
   const view = (await svc.call({ method: 'GET', url: `${users(org)}/${boss.userId}`, token: svc.adminToken })).json<{ data: { user: UserView } }>().data.user
   t.equal(view.active, false, 'none of them reactivated it')
+})
+
+t.test('a page of users or clients shows each one\'s own role, read in one membership query whatever the page\'s size', async (t) => {
+  const svc = await createTestApp(t)
+  const org = await createOrganization(svc, 'Members')
+  const ana = await addMember(svc, org, 'ana', 'analyst')
+  const bruno = await addMember(svc, org, 'bruno', 'administrator')
+  const carla = await addMember(svc, org, 'carla', 'analyst')
+  const crm = await addClient(svc, org, 'crm', 'analyst')
+  const mobile = await addClient(svc, org, 'mobile', 'administrator')
+  const memberships = svc.runtime.readStore.collection<MembershipDoc>('memberships')
+  let reads = 0
+  const find = memberships.find.bind(memberships)
+  memberships.find = (filter, options) => { reads += 1; return find(filter, options) }
+  const local = memberships.inProcess
+  if (local !== undefined) {
+    const findOne = local.findOne.bind(local)
+    local.findOne = (filter) => { reads += 1; return findOne(filter) }
+  }
+  const readsFor = async (url: string) => {
+    reads = 0
+    const response = await svc.call({ method: 'GET', url, token: svc.adminToken })
+    t.equal(response.statusCode, 200, response.body)
+    return { reads, body: response.json<{ data: Array<{ id?: string; client_id?: string; roleTemplateId: string | null }> }>() }
+  }
+
+  const analyst = builtInRoleTemplateId(org, 'analyst')
+  const administrator = builtInRoleTemplateId(org, 'administrator')
+  const oneUser = await readsFor(`${users(org)}?limit=1`)
+  const allUsers = await readsFor(`${users(org)}?limit=50`)
+  t.same(new Map(allUsers.body.data.map((u) => [u.id, u.roleTemplateId])), new Map([[carla.userId, analyst], [bruno.userId, administrator], [ana.userId, analyst]]))
+  t.equal(allUsers.reads, oneUser.reads, 'three users cost the membership reads one does')
+
+  const oneClient = await readsFor(`/v1/organization/${org}/clients?limit=1`)
+  const allClients = await readsFor(`/v1/organization/${org}/clients?limit=50`)
+  t.same(new Map(allClients.body.data.map((c) => [c.client_id, c.roleTemplateId])), new Map([[mobile.userId, administrator], [crm.userId, analyst]]))
+  t.equal(allClients.reads, oneClient.reads)
 })
