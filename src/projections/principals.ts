@@ -50,8 +50,9 @@ export interface RevokedSignInDoc {
   revokedAt: string
 }
 
-const users = { name: 'users', indexes: [{ usernameKey: 1 }, { organizationId: 1 }] } as const
-const clients = { name: 'oauth_clients', indexes: [{ organizationId: 1 }] } as const
+// Pages of an organization's users and clients are read newest first, then by id (userPage, clientPage): in that index's order.
+const users = { name: 'users', indexes: [{ usernameKey: 1 }, { organizationId: 1, createdAt: -1, _id: -1 }] } as const
+const clients = { name: 'oauth_clients', indexes: [{ organizationId: 1, createdAt: -1, _id: -1 }] } as const
 const revokedSignIns = { name: 'revoked_sign_ins', indexes: [{ revokedAt: 1 }] } as const
 /** One document: the hour (`YYYY-MM-DDTHH`, of an event's `revokedAt`) when `revoked_sign_ins` was last pruned, and of what. */
 const revokedSignInsPruning = { name: 'revoked_sign_ins_pruning' } as const
