@@ -62,12 +62,21 @@ const firstBadCharacter = (value: string): string => {
   return `U+${(bad.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`
 }
 
-/** Why headers of the right shape still cannot be sent: reserved names, characters a header value cannot carry. */
-const headerProblems = (headers: Record<string, string>): string[] => Object.entries(headers).flatMap(([name, value]) => {
-  if (isReservedHeader(name)) return [`${name} is set by the HTTP client and cannot be given`]
-  if (!isSendableHeaderValue(value)) return [`${name} has a character a header value cannot carry (${firstBadCharacter(value)}): only tab, space, visible ASCII and 0x80–0xFF`]
-  return []
-})
+/**
+ * Why headers of the right shape still cannot be sent: reserved names, characters a header value cannot carry, a name
+ * given twice in different cases (HTTP names are case-insensitive: the receiver would get both values, or one of them).
+ */
+const headerProblems = (headers: Record<string, string>): string[] => {
+  const named = new Map<string, string>()
+  return Object.entries(headers).flatMap(([name, value]) => {
+    const first = named.get(name.toLowerCase())
+    if (first !== undefined) return [`${name} is given twice (as ${first} too; header names are case-insensitive)`]
+    named.set(name.toLowerCase(), name)
+    if (isReservedHeader(name)) return [`${name} is set by the HTTP client and cannot be given`]
+    if (!isSendableHeaderValue(value)) return [`${name} has a character a header value cannot carry (${firstBadCharacter(value)}): only tab, space, visible ASCII and 0x80–0xFF`]
+    return []
+  })
+}
 
 /** Why rendered header text is not a JSON object of header strings that can be sent, or the headers. */
 export const parseHeaders = (text: string): { headers: Record<string, string> } | { problem: string } => {
