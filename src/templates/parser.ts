@@ -377,10 +377,18 @@ class Parser {
   }
 }
 
+/** An integer written with a leading 0 and no base prefix, which Go reads in octal (`017` is 15). */
+const LEGACY_OCTAL = /^0[0-9]+$/
+
 const parseNumber = (token: Token): number => {
   const negative = token.text.startsWith('-')
   const digits = token.text.replace(/^[+-]/, '').replace(/_/g, '')
-  const value = Number(digits.endsWith('.') ? digits.slice(0, -1) : digits)
+  let value: number
+  if (LEGACY_OCTAL.test(digits)) {
+    // As Go: `09` is neither an octal integer nor (having no point or exponent) a float.
+    if (!/^[0-7]+$/.test(digits)) throw new TemplateSyntaxError(`bad number syntax: ${token.text} (a leading 0 makes an octal integer)`, token.position)
+    value = Number.parseInt(digits, 8)
+  } else value = Number(digits.endsWith('.') ? digits.slice(0, -1) : digits)
   if (!Number.isFinite(value)) throw new TemplateSyntaxError(`bad number syntax: ${token.text}`, token.position)
   return negative ? -value : value
 }

@@ -55,6 +55,9 @@ t.test('text, field chains, variables and the root variable', async (t) => {
   t.equal(render('{{ .Credit.Debtor.Natural.WorkCertificateFileID }}'), 'f-9', 'profile file ids by <Campo>FileID')
   t.equal(render('{{ .Credit.Debtor.Legal.ChamberOfCommerceCertificateFileID | printf "%q" }}'), '""', 'every campo of the person type is present')
   t.equal(render('{{ "a\\tb\\u00e9" }}|{{ `raw\\n` }}|{{ 0x1F }}|{{ 1_000 }}|{{ -2.5 }}|{{ 1.5e3 }}|{{ true }}|{{ default "d" nil }}'), 'a\tbé|raw\\n|31|1000|-2.5|1500|true|d')
+  t.equal(render('{{ 017 }}|{{ -0_17 }}|{{ 0o17 }}|{{ 00 }}|{{ 0 }}|{{ 017.5 }}|{{ 09.5 }}|{{ 0e3 }}'), '15|-15|15|0|0|17.5|9.5|0',
+    'as in Go, a leading 0 makes an integer octal; a point or an exponent makes a decimal float')
+  t.throws(() => render('{{ 09 }}'), /bad number syntax: 09 \(a leading 0 makes an octal integer\)/)
 })
 
 t.test('pipelines pass the value as the last argument; parentheses group', async (t) => {
