@@ -144,6 +144,17 @@ t.test('Sprig lists, maps, defaults and flow', async (t) => {
   t.throws(() => render('{{ fail "stop here" }}'), /stop here/)
 })
 
+t.test('toJson writes a map\'s keys sorted, as Go\'s encoding/json, and the context\'s objects in their field order', async (t) => {
+  t.equal(render('{{ dict "b" 1 "a" 2 "10" 3 "9" 4 | toJson }}'), '{"10":3,"9":4,"a":2,"b":1}', 'keys in Go\'s order, "10" before "9"')
+  t.equal(render('{{ fromJson "{\\"z\\":{\\"y\\":[{\\"b\\":1,\\"a\\":2}],\\"x\\":null},\\"a\\":true}" | toJson }}'),
+    '{"a":true,"z":{"x":null,"y":[{"a":2,"b":1}]}}', 'nested maps too')
+  t.equal(render('{{ dict "b" (list 1 (dict "d" 1 "c" 2)) "a" (dict) | toPrettyJson }}'),
+    '{\n  "a": {},\n  "b": [\n    1,\n    {\n      "c": 2,\n      "d": 1\n    }\n  ]\n}')
+  const natural = JSON.parse(render('{{ toJson .Credit.Debtor.Natural }}'))
+  t.same(Object.keys(natural).slice(0, 2), ['FirstName', 'MiddleName'], 'a struct keeps its field order')
+  t.equal(render('{{ toJson (list) }}|{{ toJson nil }}|{{ toJson (list "é" 1.5 true nil) }}'), '[]|null|["é",1.5,true,null]')
+})
+
 t.test('Sprig encodings, numbers and dates', async (t) => {
   const cases: Array<[string, string]> = [
     ['{{ toJson .Credit.Debtor.Natural.FirstName }}', '"Ana"'], ['{{ toRawJson (list "<") }}', '["<"]'], ['{{ toPrettyJson (dict "a" 1) }}', '{\n  "a": 1\n}'],
