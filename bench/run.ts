@@ -25,7 +25,7 @@ const NO_WRITE = '--no-write'
 
 const main = async () => {
   const args = process.argv.slice(2)
-  // A check of the harness itself (test/bench/smoke.test.ts): the table and each row as JSON on stdout, the docs and results file untouched.
+  // A check of the harness itself (test/bench/smoke.*.test.ts): the table and each row as JSON on stdout, the docs and results file untouched.
   const write = !args.includes(NO_WRITE)
   const wanted = args.filter((arg) => arg !== NO_WRITE)
   const unknown = wanted.filter((w) => !(w in benchmarks))

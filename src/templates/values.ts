@@ -131,8 +131,9 @@ export const goTypeName = (value: unknown): string => {
  * JSON text of a value as Sprig's toJson writes it with Go's encoding/json: a
  * map's keys in sorted order (`dict`, `fromJson` and `fromWebhook` make maps:
  * the data objects without a prototype), the context's objects in their field
- * order as Go's structs; times as ISO 8601. Written here rather than by
- * JSON.stringify, which would put keys such as "10" before "9" whatever the order.
+ * order as Go's structs; times as ISO 8601. Maps are written here rather than
+ * by JSON.stringify, which puts integer-like keys first in numeric order ("9"
+ * before "10", where Go sorts "10" first) whatever order they were put in.
  */
 export const toJsonText = (value: unknown, indent = 0): string =>
   holdsMapToSort(value) ? jsonText(value, indent === 0 ? '' : ' '.repeat(indent), '') : JSON.stringify(value ?? null, null, indent) ?? 'null'
