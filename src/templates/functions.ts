@@ -3,7 +3,7 @@ import { Decimal } from 'decimal.js'
 import { formatGoTime } from './goTime.js'
 import { sprintf } from './printf.js'
 import {
-  argumentTextSteps, asDecimal, describeValue, formatValue, goTypeName, inDecimalRange, isList, isMap, isTime, kindOf, MAX_DECIMAL_EXPONENT, newMap, ownValue, textLength, textSteps, toJsonText, truth,
+  argumentTextSteps, asDecimal, asGoData, describeValue, formatValue, goTypeName, inDecimalRange, isList, isMap, isTime, kindOf, MAX_DECIMAL_EXPONENT, newMap, ownValue, textLength, textSteps, toJsonText, truth,
   type Meter,
 } from './values.js'
 
@@ -537,7 +537,7 @@ const builtins: Record<string, TemplateFunction> = {
 
   // Service: values other webhooks' responseQueries stored for the same credit.
   fromWebhook: fn(2, 2, 'fromWebhook "tag" "query": a value stored by that webhook\'s responseQueries for this credit (nil when none)', (args, env, meter) =>
-    env.fromWebhook(text(args[0], meter), text(args[1], meter)) ?? null),
+    asGoData(env.fromWebhook(text(args[0], meter), text(args[1], meter)) ?? null, meter)),
 }
 
 /** Name → function, with no prototype: only the names above exist. */

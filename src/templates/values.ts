@@ -52,6 +52,23 @@ const hasOwnKey = (map: object): boolean => {
   return false
 }
 
+/**
+ * Data of unknown shape as Go holds it: every object in it a map (a data
+ * object without a prototype, as `dict` and `fromJson` make), so `toJson`
+ * writes its keys sorted. Values from outside the template (`fromWebhook`)
+ * come as plain objects; one step is paid per element and key copied.
+ */
+export const asGoData = (value: unknown, meter: Meter): unknown => {
+  if (isList(value)) {
+    meter.charge(value.length)
+    return value.map((element) => asGoData(element, meter))
+  }
+  if (!isMap(value)) return value
+  const entries = Object.entries(value)
+  meter.charge(entries.length)
+  return newMap(entries.map(([key, element]) => [key, asGoData(element, meter)]))
+}
+
 /** A new data object without a prototype: `dict "__proto__" 1` is just a key. */
 export const newMap = (entries: Iterable<[string, unknown]> = []): Record<string, unknown> => {
   const map: Record<string, unknown> = Object.create(null)

@@ -153,6 +153,9 @@ t.test('toJson writes a map\'s keys sorted, as Go\'s encoding/json, and the cont
   const natural = JSON.parse(render('{{ toJson .Credit.Debtor.Natural }}'))
   t.same(Object.keys(natural).slice(0, 2), ['FirstName', 'MiddleName'], 'a struct keeps its field order')
   t.equal(render('{{ toJson (list) }}|{{ toJson nil }}|{{ toJson (list "é" 1.5 true nil) }}'), '[]|null|["é",1.5,true,null]')
+  const stored = { fromWebhook: () => ({ z: 1, a: [{ y: 2, b: 3 }] }), now: env.now }
+  t.equal(compileTemplate('{{ fromWebhook "crm" "all" | toJson }}|{{ (fromWebhook "crm" "all").z }}').render(credit(), stored),
+    '{"a":[{"b":3,"y":2}],"z":1}|1', 'a stored response value is a map too, however it was stored')
 })
 
 t.test('Sprig encodings, numbers and dates', async (t) => {
