@@ -11,6 +11,7 @@ import type { TokenService } from './identity/tokens.js'
 import type { LiveHub } from './processes/liveHub.js'
 import type { Notifier } from './notifications/notifier.js'
 import type { Queries } from './projections/queries.js'
+import type { ProjectionStatus } from './projections/runner.js'
 import type { Clock } from './shared/clock.js'
 import type { Config } from './shared/config.js'
 import type { WebhookRuntime } from './webhooks/runtime.js'
@@ -20,7 +21,7 @@ export interface HealthReport {
   eventStore: { kind: string; up: boolean; head: number }
   readStore: { kind: string; up: boolean; persistent: boolean }
   files: { kind: string }
-  projections: Array<{ name: string; position: number; lag: number; failed: string | null }>
+  projections: ProjectionStatus[]
 }
 
 /**

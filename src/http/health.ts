@@ -13,6 +13,7 @@ const Health = Type.Object({
   }),
   projections: Type.Array(Type.Object({
     name: Type.String(),
+    version: Type.Integer({ description: 'which code made its documents; a persistent read store rebuilds a projection recorded with another' }),
     position: Type.Integer(),
     lag: Type.Integer({ description: 'head minus position: events for SQLite, log bytes for EventStoreDB' }),
     failed: Type.Union([Type.String(), Type.Null()]),

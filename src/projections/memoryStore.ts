@@ -272,6 +272,7 @@ export class MemoryReadStore implements ReadStore {
   readonly persistent = false
   private readonly collections = new Map<string, MemoryCollection<ReadDocument>>()
   private readonly checkpoints = new Map<string, number>()
+  private readonly versions = new Map<string, number>()
 
   collection<T extends ReadDocument>(spec: CollectionSpec | string): ReadCollection<T> {
     // One collection object serves every caller of the name; documents are whatever the projection put.
@@ -302,6 +303,7 @@ export class MemoryReadStore implements ReadStore {
   clear(): void {
     this.collections.clear()
     this.checkpoints.clear()
+    this.versions.clear()
   }
 
   async getCheckpoint(projection: string): Promise<number> {
@@ -310,6 +312,14 @@ export class MemoryReadStore implements ReadStore {
 
   async setCheckpoint(projection: string, position: number): Promise<void> {
     this.checkpoints.set(projection, position)
+  }
+
+  async getProjectionVersion(projection: string): Promise<number | null> {
+    return this.versions.get(projection) ?? null
+  }
+
+  async setProjectionVersion(projection: string, version: number): Promise<void> {
+    this.versions.set(projection, version)
   }
 
   async drop(collections: readonly string[]): Promise<void> {

@@ -2,10 +2,16 @@ import { MongoClient, type Collection, type Db } from 'mongodb'
 import { specOf, type CollectionSpec, type Filter, type FindOptions, type ReadCollection, type ReadDocument, type ReadStore } from './readStore.js'
 
 const CHECKPOINTS = '_projection_checkpoints'
+const VERSIONS = '_projection_versions'
 
 interface CheckpointDoc {
   _id: string
   position: number
+}
+
+interface VersionDoc {
+  _id: string
+  version: number
 }
 
 interface StoredDoc {
@@ -100,6 +106,15 @@ export class MongoReadStore implements ReadStore {
 
   async setCheckpoint(projection: string, position: number): Promise<void> {
     await this.db.collection<CheckpointDoc>(CHECKPOINTS).replaceOne({ _id: projection }, { position }, { upsert: true })
+  }
+
+  async getProjectionVersion(projection: string): Promise<number | null> {
+    const doc = await this.db.collection<VersionDoc>(VERSIONS).findOne({ _id: projection })
+    return doc?.version ?? null
+  }
+
+  async setProjectionVersion(projection: string, version: number): Promise<void> {
+    await this.db.collection<VersionDoc>(VERSIONS).replaceOne({ _id: projection }, { version }, { upsert: true })
   }
 
   async drop(collections: readonly string[]): Promise<void> {

@@ -4,6 +4,14 @@ import type { CollectionSpec, ReadCollection, ReadDocument, ReadStore } from './
 /** A read model: which events it handles and how each changes its documents. */
 export interface Projection {
   name: string
+  /**
+   * Which code made its documents. Bump it when the documents change for the
+   * same events (fields, meaning, collections, indexes): a persistent read
+   * store recorded with another version drops and rebuilds this projection at
+   * the next start (ProjectionRunner.start). test/projections/versions.test.ts
+   * asks for the decision whenever the projection's file changes.
+   */
+  version: number
   handles: readonly DomainEventType[]
   collections: readonly CollectionSpec[]
   project(store: ReadStore, event: RecordedEvent, position: number): Promise<void>
@@ -12,6 +20,8 @@ export interface Projection {
 /** Declares a projection whose `project` sees only the event types it handles, narrowed. */
 export const defineProjection = <T extends DomainEventType>(definition: {
   name: string
+  /** 1 when omitted. */
+  version?: number
   handles: readonly T[]
   collections: readonly CollectionSpec[]
   project(store: ReadStore, event: RecordedOf<T>, position: number): Promise<void>
@@ -20,6 +30,7 @@ export const defineProjection = <T extends DomainEventType>(definition: {
   const handles = (event: RecordedEvent): event is RecordedOf<T> => handled.has(event.type)
   return {
     name: definition.name,
+    version: definition.version ?? 1,
     handles: definition.handles,
     collections: definition.collections,
     // No async layer of its own: a rebuild calls this a few million times.

@@ -68,6 +68,10 @@ export interface ReadStore {
   collection<T extends ReadDocument>(spec: CollectionSpec | string): ReadCollection<T>
   getCheckpoint(projection: string): Promise<number>
   setCheckpoint(projection: string, position: number): Promise<void>
+  /** The version of the projection whose documents this store holds; null when none was recorded. */
+  getProjectionVersion(projection: string): Promise<number | null>
+  /** Recorded after the documents and checkpoint it describes (a store that commits in batches keeps that order). */
+  setProjectionVersion(projection: string, version: number): Promise<void>
   drop(collections: readonly string[]): Promise<void>
   ping(): Promise<void>
   close(): Promise<void>

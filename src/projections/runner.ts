@@ -10,6 +10,7 @@ export interface RunnerLogger {
 
 export interface ProjectionStatus {
   name: string
+  version: number
   position: number
   lag: number
   failed: string | null
@@ -93,8 +94,14 @@ export class ProjectionRunner {
     return Object.fromEntries(this.tracked.map((t) => [t.projection.name, t.position]))
   }
 
-  /** Loads checkpoints and processes the log up to its current head, then keeps following it live. */
+  /**
+   * Loads checkpoints and processes the log up to its current head, then keeps
+   * following it live. On a persistent read store, a projection whose
+   * documents there were made by another version of it is first dropped and
+   * projected again from the start of the log.
+   */
   async start(onProgress?: (position: number, head: number) => void): Promise<void> {
+    if (this.readStore.persistent) await this.replaceOtherVersions()
     for (const t of this.tracked) t.position = await this.readStore.getCheckpoint(t.projection.name)
     this.processed = Math.min(...this.tracked.map((t) => t.position), Number.MAX_SAFE_INTEGER)
     if (this.tracked.length === 0) this.processed = 0
@@ -106,6 +113,26 @@ export class ProjectionRunner {
     this.subscription = this.eventStore.subscribe(this.processed)
     this.loop = this.follow(this.subscription, onProgress)
     await caughtUp
+  }
+
+  /**
+   * A store with a checkpoint but no version was filled by code from before
+   * versions were recorded: what its documents hold is unknown, so it is
+   * rebuilt too. A new store, or a projection new to it, only records its version.
+   */
+  private async replaceOtherVersions(): Promise<void> {
+    for (const { projection } of this.tracked) {
+      const recorded = await this.readStore.getProjectionVersion(projection.name)
+      if (recorded === projection.version) continue
+      const checkpoint = await this.readStore.getCheckpoint(projection.name)
+      if (recorded !== null || checkpoint > 0) {
+        this.options.logger.info({ projection: projection.name, recorded, version: projection.version, checkpoint },
+          'read model made by another version of its projection: rebuilding it from the start of the log')
+        await this.readStore.drop(projection.collections.map((c) => c.name))
+        await this.readStore.setCheckpoint(projection.name, 0)
+      }
+      await this.readStore.setProjectionVersion(projection.name, projection.version)
+    }
   }
 
   private async follow(subscription: EventSubscription, onProgress?: (position: number, head: number) => void): Promise<void> {
@@ -196,6 +223,7 @@ export class ProjectionRunner {
       head,
       projections: this.tracked.map((t) => ({
         name: t.projection.name,
+        version: t.projection.version,
         position: t.position,
         lag: Math.max(0, head - t.position),
         failed: t.failed,

@@ -365,6 +365,16 @@ export class SqliteReadStore implements ReadStore {
       .run(projection, position))
   }
 
+  async getProjectionVersion(projection: string): Promise<number | null> {
+    const version: unknown = this.statement('SELECT version FROM _projection_versions WHERE name = ?').pluck().get(projection)
+    return typeof version === 'number' ? version : null
+  }
+
+  async setProjectionVersion(projection: string, version: number): Promise<void> {
+    this.write(() => this.statement('INSERT INTO _projection_versions (name, version) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET version = excluded.version')
+      .run(projection, version))
+  }
+
   async drop(collections: readonly string[]): Promise<void> {
     this.write(() => {
       for (const name of collections) {

@@ -11,13 +11,14 @@ const isPlainValue = (value: unknown): value is string | number | null | undefin
 
 /**
  * The metadata of the read store's own tables: one row per projection
- * checkpoint, and per indexed field whether every document stored has held a
+ * checkpoint, one per projection version (which code made its documents), and per indexed field whether every document stored has held a
  * plain value there (0 once one did not: the field is then never pushed down
  * to SQL until the collection is dropped, as MongoDB's multikey flag).
  */
 export const createMetadata = (db: Database.Database): void => {
   db.exec(`
     CREATE TABLE IF NOT EXISTS _checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL);
+    CREATE TABLE IF NOT EXISTS _projection_versions (name TEXT PRIMARY KEY, version INTEGER NOT NULL);
     CREATE TABLE IF NOT EXISTS _paths (collection TEXT NOT NULL, path TEXT NOT NULL, plain INTEGER NOT NULL, PRIMARY KEY (collection, path));
   `)
 }

@@ -153,6 +153,16 @@ export const readStoreContract = (t: Test, open: () => Promise<ReadStore>) => {
     t.equal(await store.getCheckpoint(name), 42)
   })
 
+  t.test('keeps the version of each projection whose documents it holds', async (t) => {
+    const store = await open()
+    const name = `projection-${newId()}`
+    t.equal(await store.getProjectionVersion(name), null, 'none recorded yet')
+    await store.setProjectionVersion(name, 1)
+    await store.setProjectionVersion(name, 3)
+    t.equal(await store.getProjectionVersion(name), 3)
+    t.equal(await store.getProjectionVersion(`${name}-other`), null, 'per projection')
+  })
+
   t.test('drop empties the named collections only', async (t) => {
     const store = await open()
     const a = spec()

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { allProjections } from '../../src/projections/index.js'
 import { createTestApp } from '../helpers/app.js'
 
 t.test('an unknown route answers 404 in the envelope', async (t) => {
@@ -106,13 +107,14 @@ t.test('every response carries the request id, and a caller\'s id is kept', asyn
   t.not(hostile.headers['x-request-id'], 'bad id\nwith newline')
 })
 
-t.test('health shows stores and projection lag', async (t) => {
+t.test('health shows stores, and each projection\'s version and lag', async (t) => {
   const svc = await createTestApp(t)
   const response = await svc.call({ method: 'GET', url: '/v1/health' })
   t.equal(response.statusCode, 200)
   const body = response.json()
   t.match(body, { status: 'ok', live: true, ready: true, stores: { eventStore: { kind: 'sqlite', up: true }, readStore: { kind: 'memory', up: true } } })
-  t.ok(body.projections.length >= 4)
+  t.same(body.projections.map((p: { name: string; version: number }) => [p.name, p.version]),
+    allProjections.map((p) => [p.name, p.version]), 'every projection with the version its code declares')
   t.ok(body.projections.every((p: { lag: number }) => p.lag === 0))
 })
 

@@ -1,3 +1,4 @@
+import path from 'node:path'
 import t, { type Test } from 'tap'
 import { pino } from 'pino'
 import { CommandHandler } from '../../src/commands/handler.js'
@@ -6,11 +7,13 @@ import { organizationAggregate } from '../../src/commands/organization.js'
 import { SqliteEventStore } from '../../src/events/sqlite.js'
 import { allProjections } from '../../src/projections/index.js'
 import { MemoryReadStore } from '../../src/projections/memoryStore.js'
-import { applyAt, defineProjection } from '../../src/projections/projection.js'
+import { applyAt, defineProjection, type Projection } from '../../src/projections/projection.js'
 import type { ReadStore } from '../../src/projections/readStore.js'
-import { ProjectionRunner } from '../../src/projections/runner.js'
+import { ProjectionRunner, type RunnerLogger } from '../../src/projections/runner.js'
+import { SqliteReadStore } from '../../src/projections/sqliteStore.js'
 import { ManualClock } from '../../src/shared/clock.js'
 import { newId } from '../../src/shared/ids.js'
+import { tempDir } from '../helpers/config.js'
 
 const logger = pino({ level: 'silent' })
 const organizationsHandle: ReadonlySet<string> = new Set(allProjections.find((p) => p.name === 'organizations')?.handles ?? [])
@@ -114,4 +117,132 @@ t.test('waitFor gives up after its timeout when nothing arrives', async (t) => {
   t.teardown(async () => { await runner.stop(); await eventStore.close() })
   await runner.start()
   t.equal(await runner.waitFor(999, 30), false)
+})
+
+interface NameDoc { _id: string; _position?: number; name: string }
+
+/** A read model of organization names; `skip` leaves some out, so a rebuild that did not drop would show the old ones. */
+const namesProjection = (version: number, skip: (name: string) => boolean = () => false) => defineProjection({
+  name: 'names', version, handles: ['OrganizationCreated'], collections: [{ name: 'version_test_names' }],
+  project: (store, event, position) => applyAt(store.collection<NameDoc>('version_test_names'), event.data.organizationId, position,
+    (current) => (skip(event.data.name) ? current : { _id: event.data.organizationId, _position: position, name: event.data.name })),
+})
+
+/** Counts what it is given, to tell a projection that resumed from one that started over. */
+const countingProjection = () => {
+  const seen: number[] = []
+  const projection = defineProjection({
+    name: 'counting', handles: ['OrganizationCreated'], collections: [{ name: 'version_test_counts' }],
+    project: async (_store, _event, position) => { seen.push(position) },
+  })
+  return { projection, seen }
+}
+
+const capturingLogger = () => {
+  const rebuilt: unknown[] = []
+  return {
+    rebuilt,
+    logger: {
+      info: (object: object, message: string) => { if (message.includes('rebuilding')) rebuilt.push(Reflect.get(object, 'projection')) },
+      error: () => undefined,
+    },
+  }
+}
+
+const createOrganizations = async (eventStore: SqliteEventStore, names: readonly string[]) => {
+  const commands = new CommandHandler({ eventStore, clock: new ManualClock(), maxRetries: 1 })
+  for (const name of names) {
+    await createOrganization(commands, { organizationId: newId(), name, defaultConfigId: newId(), now: '2026-01-01T00:00:00.000Z' }, context)
+  }
+}
+
+const runOnce = async (eventStore: SqliteEventStore, file: string, projections: readonly Projection[],
+  logger: RunnerLogger, during: (store: SqliteReadStore, runner: ProjectionRunner) => Promise<void> = async () => undefined) => {
+  const store = new SqliteReadStore({ file })
+  const runner = new ProjectionRunner(eventStore, store, projections, { logger })
+  try {
+    await runner.start()
+    await during(store, runner)
+  } finally {
+    await runner.stop()
+    await store.close()
+  }
+}
+
+const storedNames = async (store: ReadStore) =>
+  (await store.collection<NameDoc>('version_test_names').find({}, { sort: { name: 1 } })).map((doc) => doc.name)
+
+t.test('a persistent read store made by another version of a projection is rebuilt at the next start; the others resume', async (t) => {
+  const eventStore = new SqliteEventStore({ file: ':memory:' })
+  t.teardown(() => eventStore.close())
+  const file = path.join(tempDir(), 'read-store.sqlite')
+  await createOrganizations(eventStore, ['Acme', 'Bolt', 'Crux'])
+  const first = countingProjection()
+  const firstLog = capturingLogger()
+  await runOnce(eventStore, file, [namesProjection(1), first.projection], firstLog.logger, async (store) => {
+    t.same(await storedNames(store), ['Acme', 'Bolt', 'Crux'])
+    t.equal(await store.getProjectionVersion('names'), 1, 'a new store records each version')
+  })
+  t.same(firstLog.rebuilt, [], 'nothing to rebuild in a new store')
+  t.equal(first.seen.length, 3)
+
+  // Version 2 leaves Bolt out: a rebuild that kept version 1's documents would still show it.
+  await createOrganizations(eventStore, ['Dune'])
+  const second = countingProjection()
+  const secondLog = capturingLogger()
+  await runOnce(eventStore, file, [namesProjection(2, (name) => name === 'Bolt'), second.projection], secondLog.logger, async (store, runner) => {
+    t.same(await storedNames(store), ['Acme', 'Crux', 'Dune'], 'projected again from the start, without version 1\'s documents')
+    t.equal(await store.getProjectionVersion('names'), 2)
+    t.same((await runner.status()).projections.map((p) => [p.name, p.version]), [['names', 2], ['counting', 1]])
+  })
+  t.same(secondLog.rebuilt, ['names'], 'only the changed projection is rebuilt')
+  t.equal(second.seen.length, 1, 'the unchanged projection resumed from its checkpoint: only the new event')
+
+  const third = capturingLogger()
+  await runOnce(eventStore, file, [namesProjection(2, (name) => name === 'Bolt'), countingProjection().projection], third.logger, async (store) => {
+    t.same(await storedNames(store), ['Acme', 'Crux', 'Dune'])
+  })
+  t.same(third.rebuilt, [], 'the same version again: nothing rebuilt')
+})
+
+t.test('a persistent read store filled before versions were recorded is rebuilt, since its documents\' code is unknown', async (t) => {
+  const eventStore = new SqliteEventStore({ file: ':memory:' })
+  t.teardown(() => eventStore.close())
+  const file = path.join(tempDir(), 'read-store.sqlite')
+  await createOrganizations(eventStore, ['Acme', 'Bolt'])
+  const before = new SqliteReadStore({ file })
+  await before.collection<NameDoc>('version_test_names').put({ _id: newId(), _position: 1, name: 'Left by older code' })
+  await before.setCheckpoint('names', await eventStore.headPosition())
+  await before.close()
+
+  const log = capturingLogger()
+  await runOnce(eventStore, file, [namesProjection(1)], log.logger, async (store) => {
+    t.same(await storedNames(store), ['Acme', 'Bolt'])
+    t.equal(await store.getProjectionVersion('names'), 1)
+  })
+  t.same(log.rebuilt, ['names'])
+})
+
+t.test('the embedded memory store, rebuilt at every start, never drops for a version', async (t) => {
+  const eventStore = new SqliteEventStore({ file: ':memory:' })
+  t.teardown(() => eventStore.close())
+  await createOrganizations(eventStore, ['Acme'])
+  const readStore = new MemoryReadStore()
+  await readStore.setCheckpoint('names', await eventStore.headPosition())
+  await readStore.setProjectionVersion('names', 1)
+  await readStore.collection<NameDoc>('version_test_names').put({ _id: 'kept', _position: 1, name: 'From a snapshot' })
+  const log = capturingLogger()
+  const runner = new ProjectionRunner(eventStore, readStore, [namesProjection(2)], { logger: log.logger })
+  await runner.start()
+  await runner.stop()
+  t.same(await storedNames(readStore), ['From a snapshot'], 'a snapshot is only loaded when made by the same code (its fingerprint)')
+  t.same(log.rebuilt, [])
+})
+
+t.test('no two projections share a collection, so dropping one projection\'s documents leaves the others\' whole', async (t) => {
+  const owners = new Map<string, string[]>()
+  for (const projection of allProjections) {
+    for (const spec of projection.collections) owners.set(spec.name, [...(owners.get(spec.name) ?? []), projection.name])
+  }
+  t.same([...owners].filter(([, names]) => names.length > 1), [])
 })

@@ -5,6 +5,7 @@ import t, { type Test } from 'tap'
 import { organizationAggregate } from '../../src/commands/organization.js'
 import { loadDemo } from '../../src/demo/index.js'
 import { bootstrap } from '../../src/identity/bootstrap.js'
+import { allProjections } from '../../src/projections/index.js'
 import { MemoryReadStore } from '../../src/projections/memoryStore.js'
 import type { CollectionSpec, Filter, FindOptions, ReadDocument, ReadStore } from '../../src/projections/readStore.js'
 import { SqliteReadStore } from '../../src/projections/sqliteStore.js'
@@ -182,6 +183,11 @@ t.test('READ_STORE=sqlite: a restart resumes the projections from their checkpoi
   await loadDemo(first)
   const stoppedAt = await first.eventStore.headPosition()
   await first.close()
+  const recorded = new Database(file, { readonly: true })
+  t.same(recorded.prepare('SELECT name, version FROM _projection_versions ORDER BY name').all(),
+    allProjections.map((p) => ({ name: p.name, version: p.version })).sort((a, b) => (a.name < b.name ? -1 : 1)),
+    'the version of every projection is recorded with its documents, so a restart under the same code rebuilds none')
+  recorded.close()
 
   const replayed: number[] = []
   const resumed = await open(config, (position) => replayed.push(position))
