@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Services } from '../services.js'
+import { answerClientError } from './clientErrors.js'
 import { limitJsonDepth } from './jsonBody.js'
 import { authPlugin } from './plugins/auth.js'
 import { answerError, registerErrorHandling } from './plugins/errors.js'
@@ -15,6 +16,18 @@ import { ErrorEnvelope, FailEnvelope } from './schemas.js'
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 const MAX_PATH_PARAMETER = 256
 
+/**
+ * Node checks request deadlines on an interval (30 s by default), so a short
+ * REQUEST_TIMEOUT_MS needs a shorter one. And Node 20 enforces none of the
+ * request's deadline while its headers timeout (60 s by default) is longer
+ * than it: fastify sets the request timeout after the server is made, past
+ * Node's own check of the pair, so the headers timeout is bounded here.
+ */
+const deadlineOptions = (requestTimeoutMs: number) => requestTimeoutMs === 0 ? {} : {
+  connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(requestTimeoutMs / 4))),
+  headersTimeout: Math.min(60_000, requestTimeoutMs),
+}
+
 /** The fastify application: plugins, error envelope, OpenAPI, and every route family under /v1. */
 export const buildApp = async (services: Services): Promise<FastifyInstance> => {
   const logger: FastifyBaseLogger = services.logger
@@ -22,6 +35,9 @@ export const buildApp = async (services: Services): Promise<FastifyInstance> => 
     loggerInstance: logger,
     childLoggerFactory: requestLoggerFactory,
     bodyLimit: services.config.bodyLimit,
+    requestTimeout: services.config.requestTimeoutMs,
+    http: deadlineOptions(services.config.requestTimeoutMs),
+    clientErrorHandler: answerClientError,
     requestIdHeader: false,
     genReqId: (request) => {
       const given = request.headers['x-request-id']

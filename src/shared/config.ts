@@ -107,6 +107,7 @@ export const settings = {
   commandRetries: integer('COMMAND_RETRIES', 3, 'Retries of a command after an expected-revision conflict before answering 409', 0),
   commandStateCache: integer('COMMAND_STATE_CACHE', 10_000, 'Aggregate states kept folded in memory by the command handler (0 disables; the store stays the source of truth)', 0),
   bodyLimit: integer('BODY_LIMIT', 1_048_576, 'Largest JSON or form request body in bytes', 1024),
+  requestTimeoutMs: integer('REQUEST_TIMEOUT_MS', 120_000, 'Longest wait in milliseconds for a whole request (headers and body) to arrive; a slower one is answered 408 and its connection closed. 0 waits forever (behind a proxy that limits it)', 0),
   cronEnabled: flag('CRON_ENABLED', true, 'Run the node-cron schedules (expiry jobs, snapshots)'),
   processesEnabled: flag('PROCESSES_ENABLED', true, 'Run the process managers (webhooks, exports, payment application)'),
   shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 'Longest wait for in-flight requests on SIGTERM/SIGINT', 0),
