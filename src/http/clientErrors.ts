@@ -14,13 +14,15 @@ const refusalOf = (code: unknown): AppError => {
  * not HTTP, headers over the size limit, a request slower than
  * REQUEST_TIMEOUT_MS) come before any request object exists, so the answer is
  * written to the socket by hand, in the same failure envelope as every other
- * 4xx, and the connection closed. Fastify's own default writes a body of its own shape.
+ * 4xx, and the connection closed. Fastify's own default writes a body of its own shape,
+ * and writes it even after earlier answers on the connection.
  */
 export const answerClientError = (error: Error & { code?: unknown }, socket: Socket): void => {
   if (error.code === 'ECONNRESET' || socket.destroyed) return
   const refusal = refusalOf(error.code)
   const body = JSON.stringify({ status: 'fail', data: { code: refusal.code, message: refusal.message } })
-  if (socket.writable) {
+  // As Node's own default: an answer only on a connection that has written nothing, never into a response (an SSE stream) under way.
+  if (socket.writable && socket.bytesWritten === 0) {
     socket.end(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\n`
       + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
   }

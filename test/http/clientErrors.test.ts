@@ -90,3 +90,10 @@ t.test('a stream the service sends (SSE) outlives REQUEST_TIMEOUT_MS: the limit 
   t.notMatch(text, /HTTP\/1\.1 408/)
   t.equal(closedByServer, false, 'still open three times the request timeout later')
 })
+
+t.test('bytes that are not HTTP after an answer on the same connection close it without writing into what was sent', async (t) => {
+  const { port } = await listening(t)
+  const { text } = await exchange(port, ['GET /v1/health HTTP/1.1\r\nHost: localhost\r\n\r\n', 'NOT HTTP AT ALL\r\n\r\n'], { pauseMs: 200 })
+  t.equal(text.match(/HTTP\/1\.1 /g)?.length, 1, 'the health answer only')
+  t.match(text, /^HTTP\/1\.1 200 OK/)
+})
