@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net'
 import { STATUS_CODES } from 'node:http'
 import { AppError } from '../shared/errors.js'
+import { failureBody } from './plugins/errors.js'
 
 /** What Node's HTTP parser refused, as the AppError the client is told about. */
 const refusalOf = (code: unknown): AppError => {
@@ -20,7 +21,7 @@ const refusalOf = (code: unknown): AppError => {
 export const answerClientError = (error: Error & { code?: unknown }, socket: Socket): void => {
   if (error.code === 'ECONNRESET' || socket.destroyed) return
   const refusal = refusalOf(error.code)
-  const body = JSON.stringify({ status: 'fail', data: { code: refusal.code, message: refusal.message } })
+  const body = JSON.stringify(failureBody(refusal))
   // As Node's own default: an answer only on a connection that has written nothing, never into a response (an SSE stream) under way.
   if (socket.writable && socket.bytesWritten === 0) {
     socket.end(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\n`

@@ -128,11 +128,16 @@ export class ProjectionRunner {
       if (recorded !== null || checkpoint > 0) {
         this.options.logger.info({ projection: projection.name, recorded, version: projection.version, checkpoint },
           'read model made by another version of its projection: rebuilding it from the start of the log')
-        await this.readStore.drop(projection.collections.map((c) => c.name))
-        await this.readStore.setCheckpoint(projection.name, 0)
+        await this.forget(projection)
       }
       await this.readStore.setProjectionVersion(projection.name, projection.version)
     }
+  }
+
+  /** Drops a projection's documents and sets its checkpoint back to the start of the log. */
+  private async forget(projection: Projection): Promise<void> {
+    await this.readStore.drop(projection.collections.map((c) => c.name))
+    await this.readStore.setCheckpoint(projection.name, 0)
   }
 
   private async follow(subscription: EventSubscription, onProgress?: (position: number, head: number) => void): Promise<void> {
@@ -254,8 +259,7 @@ export class ProjectionRunner {
     if (unknown.length > 0) throw new Error(`unknown projection(s): ${unknown.join(', ')}`)
     await this.stop()
     for (const t of chosen) {
-      await this.readStore.drop(t.projection.collections.map((c) => c.name))
-      await this.readStore.setCheckpoint(t.projection.name, 0)
+      await this.forget(t.projection)
       t.failed = null
     }
     await this.start(onProgress)

@@ -60,11 +60,14 @@ export const toAppError = (error: FastifyError | Error, request: FastifyRequest)
   return new AppError('INTERNAL', 'Internal server error')
 }
 
+/** The failure envelope's body for a refusal (4xx, and 501). */
+export const failureBody = (error: AppError) => ({ status: 'fail', data: { code: error.code, message: error.message, ...error.details } })
+
 export const sendEnvelope = (reply: FastifyReply, error: AppError): FastifyReply => {
   reply.code(error.status).headers(error.headers)
   // 501 answers a request the service understood but does not do (the interface's DRY_RUN_NOT_SUPPORTED): a `fail` with its data.
   if (error.status >= 500 && error.status !== 501) return reply.send({ status: 'error', message: error.message })
-  return reply.send({ status: 'fail', data: { code: error.code, message: error.message, ...error.details } })
+  return reply.send(failureBody(error))
 }
 
 /** One answer to every error, the router's own (`frameworkErrors`) included: the failure envelope for 4xx, a bare message for 5xx. */
