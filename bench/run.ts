@@ -7,6 +7,7 @@ import { sseBench } from './sse.js'
 import { rebuildBench } from './rebuild.js'
 import { startupBench } from './startup.js'
 import { table, writeResults, type BenchResult } from './lib/report.js'
+import { watchMachineLoad } from './lib/machineLoad.js'
 
 /** Every benchmark: `npm run bench` runs all, `npm run bench -- <name>` one. */
 const benchmarks: Record<string, () => Promise<BenchResult[]>> = {
@@ -38,7 +39,11 @@ const main = async () => {
   for (const name of names) {
     process.stderr.write(`running ${name}…\n`)
     const run = benchmarks[name]
-    if (run !== undefined) results.push(...await run())
+    if (run === undefined) continue
+    const watch = watchMachineLoad()
+    const rows = await run()
+    const machineLoad = watch.stop()
+    results.push(...rows.map((row) => ({ ...row, machineLoad })))
   }
   if (write) process.stdout.write(`${table(writeResults(path.resolve(import.meta.dirname, '..'), results))}\n`)
   else process.stdout.write(`${table(results)}\n${results.map((result) => `RESULT ${JSON.stringify(result)}`).join('\n')}\n`)

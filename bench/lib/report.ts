@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { describeMachineLoad, type MachineLoad } from './machineLoad.js'
 
 export interface Measurement {
   value: number
@@ -20,6 +21,8 @@ export interface BenchResult {
   details: Record<string, string | number>
   /** When the row was measured (ISO): set on writing, so rows kept from an earlier run keep their own time. */
   measuredAt?: string
+  /** What else the machine was doing while the row's benchmark ran. */
+  machineLoad?: MachineLoad
 }
 
 export const median = (values: number[]): number => {
@@ -46,9 +49,10 @@ export const table = (results: BenchResult[]): string => {
     r.ratio === null ? '—' : `${Math.round(r.ratio * 100)} %`,
     r.target,
     r.met === null ? '—' : r.met ? 'met' : 'NOT met',
+    describeMachineLoad(r.machineLoad),
     r.measuredAt === undefined ? '—' : r.measuredAt.slice(0, 16).replace('T', ' '),
   ])
-  const header = ['benchmark', 'result', 'baseline (same run)', 'ratio', 'target', 'status', 'measured (UTC)']
+  const header = ['benchmark', 'result', 'baseline (same run)', 'ratio', 'target', 'status', 'machine while it ran', 'measured (UTC)']
   const lines = [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`)
   const details = results.filter((r) => Object.keys(r.details).length > 0)
     .map((r) => `- ${r.name}: ${Object.entries(r.details).map(([k, v]) => `${k} ${typeof v === 'number' ? (Number.isInteger(v) ? v.toLocaleString('en-US') : v.toFixed(2)) : v}`).join(', ')}`)

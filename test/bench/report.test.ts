@@ -22,6 +22,14 @@ t.test('a first run writes every row with its time', async (t) => {
   t.same(merged.map((r) => r.measuredAt), ['2026-11-22T07:51:00.000Z'])
 })
 
+t.test('the table shows what else the machine was doing while each row ran', async (t) => {
+  const busy = { ...row('a', 1), machineLoad: { stealPercent: 12.25, otherProcessesCores: 0.8, loadAverageAtStart: 2.5 } }
+  const lines = table([busy, row('b', 2)]).split('\n')
+  t.match(lines[0], /\| machine while it ran \| measured \(UTC\) \|$/)
+  t.match(lines[2], /\| steal 12\.3 %, others 0\.80 cores, load 2\.50 \| — \|$/)
+  t.match(lines[3], /\| — \| — \|$/)
+})
+
 t.test('the table shows when each row was measured', async (t) => {
   const lines = table([row('a', 1, '2026-11-22T05:43:10.000Z'), row('b', 2)]).split('\n')
   t.match(lines[0], /\| measured \(UTC\) \|$/)
