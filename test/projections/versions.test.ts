@@ -18,7 +18,8 @@ import { allProjections } from '../../src/projections/index.js'
 const root = path.resolve(import.meta.dirname, '../..')
 const fixture = path.join(root, 'test/fixtures/projectionVersions.json')
 const update = process.env['UPDATE_PROJECTION_VERSIONS'] === '1'
-const howToRecord = 'UPDATE_PROJECTION_VERSIONS=1 npx tap test/projections/versions.test.ts'
+// Recorded together with the documents of the replayed logs, which the same decision changes.
+const howToRecord = 'UPDATE_PROJECTION_VERSIONS=1 npx tap test/projections/versions.test.ts test/projections/replayedLog.test.ts'
 
 interface Recorded {
   file: string
