@@ -158,6 +158,7 @@ for (const file of logFiles) {
           + (now.version === then.version ? '' : ` (bumped from ${then.version}: record them, ${howToRecord})`))
       }
     }
+    t.same([...recorded.keys()].filter((name) => !(name in memory.outputs)), [], `no projection recorded for ${file} is gone (else: ${howToRecord})`)
   })
 }
 
