@@ -1,6 +1,5 @@
 import net from 'node:net'
 import { filter, firstValueFrom } from 'rxjs'
-import { SMTPServer } from 'smtp-server'
 import t from 'tap'
 import { notificationAggregate } from '../../src/commands/notification.js'
 import type { RecordedOf } from '../../src/events/catalogue.js'
@@ -9,35 +8,7 @@ import { signerNotificationsProcess } from '../../src/processes/signerNotificati
 import { deterministicId } from '../../src/shared/ids.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 import { pngBytes } from '../helpers/files.js'
-
-interface Received { from: string; to: string[]; raw: string }
-
-/** A real SMTP server on a loopback port that keeps what it receives. */
-const smtpServer = async (t: { teardown(fn: () => unknown): void }) => {
-  const received: Received[] = []
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = []
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk))
-      stream.on('end', () => {
-        received.push({
-          from: session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address,
-          to: session.envelope.rcptTo.map((r) => r.address),
-          raw: Buffer.concat(chunks).toString('utf8'),
-        })
-        callback()
-      })
-    },
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
-  const address = server.server.address()
-  if (address === null || typeof address === 'string') throw new Error('no port')
-  return { port: address.port, received }
-}
+import { smtpServer } from '../helpers/smtp.js'
 
 /** A port nothing listens on. */
 const closedPort = async (): Promise<number> => {
