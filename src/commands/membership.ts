@@ -6,10 +6,9 @@ import type { Aggregate } from './decider.js'
 export type MembershipCommand =
   | { type: 'GrantMembership'; membershipId: string; organizationId: string; principalId: string; principalType: PrincipalType; roleTemplateId: string }
   | { type: 'ChangeMembershipRole'; roleTemplateId: string }
-  | { type: 'RevokeMembership' }
 
 export interface MembershipState {
-  status: 'none' | 'active' | 'revoked'
+  status: 'none' | 'active'
   membershipId: string
   organizationId: string
   principalId: string
@@ -22,7 +21,7 @@ const requireActive = (state: MembershipState): void => {
 
 export const membershipAggregate: Aggregate<MembershipCommand, MembershipEvent, MembershipState> = {
   streamType: 'membership',
-  eventTypes: ['MembershipGranted', 'MembershipRoleChanged', 'MembershipRevoked'],
+  eventTypes: ['MembershipGranted', 'MembershipRoleChanged'],
   initialState: () => ({ status: 'none', membershipId: '', organizationId: '', principalId: '', roleTemplateId: '' }),
   decide(command, state) {
     switch (command.type) {
@@ -42,9 +41,6 @@ export const membershipAggregate: Aggregate<MembershipCommand, MembershipEvent, 
           membershipId: state.membershipId, organizationId: state.organizationId,
           roleTemplateId: command.roleTemplateId, previousRoleTemplateId: state.roleTemplateId,
         } }]
-      case 'RevokeMembership':
-        requireActive(state)
-        return [{ type: 'MembershipRevoked', data: { membershipId: state.membershipId, organizationId: state.organizationId } }]
       default: {
         const _never: never = command
         return _never
@@ -58,8 +54,6 @@ export const membershipAggregate: Aggregate<MembershipCommand, MembershipEvent, 
           principalId: event.data.principalId, roleTemplateId: event.data.roleTemplateId }
       case 'MembershipRoleChanged':
         return { ...state, roleTemplateId: event.data.roleTemplateId }
-      case 'MembershipRevoked':
-        return { ...state, status: 'revoked' }
       default: {
         const _never: never = event
         return _never

@@ -19,6 +19,4 @@ export type MembershipRoleChanged = Event<'MembershipRoleChanged', {
   roleTemplateId: string
   previousRoleTemplateId: string
 }>
-export type MembershipRevoked = Event<'MembershipRevoked', { membershipId: string; organizationId: string }>
-
-export type MembershipEvent = MembershipGranted | MembershipRoleChanged | MembershipRevoked
+export type MembershipEvent = MembershipGranted | MembershipRoleChanged

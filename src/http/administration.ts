@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { createClient, createOrganization, createUser } from '../commands/identity.js'
+import { organizationAggregate, type OrganizationCommand } from '../commands/organization.js'
 import { enrolTotp } from '../identity/totp.js'
 import { generateSecret, hashSecret } from '../identity/passwords.js'
 import type { OrganizationDoc } from '../projections/organizations.js'
@@ -9,21 +11,27 @@ import { AppError } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
 import { allScopes, isScope } from '../shared/permissions.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
-import { requireAssignable } from './plugins/organization.js'
+import { organizationAccess, requireAssignable } from './plugins/organization.js'
 import { failures, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 
 const Organization = Type.Object({
   id: Uuid,
   name: Type.String(),
   defaultConfigId: Type.String({ format: 'uuid', description: 'the organization\'s default configuration (configid / entityConfigID)' }),
-  active: Type.Boolean(),
+  active: Type.Boolean({ description: 'false: every request acting in the organization is refused (403 ORGANIZATION_INACTIVE)' }),
+  deactivationReason: Type.Union([Type.String(), Type.Null()], { description: 'why it was deactivated; null while active' }),
+  deactivatedAt: Type.Union([Timestamp, Type.Null()]),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 })
 
 const organizationView = (doc: OrganizationDoc) => ({
-  id: doc._id, name: doc.name, defaultConfigId: doc.defaultConfigId, active: doc.active, createdAt: doc.createdAt, updatedAt: doc.updatedAt,
+  id: doc._id, name: doc.name, defaultConfigId: doc.defaultConfigId, active: doc.active,
+  deactivationReason: doc.deactivationReason, deactivatedAt: doc.deactivatedAt, createdAt: doc.createdAt, updatedAt: doc.updatedAt,
 })
+
+const OrganizationAnswer = Type.Object({ status: Type.Literal('success'), data: Type.Object({ organization: Organization }) })
+const OrganizationPath = Type.Object({ entityid: Uuid })
 
 const Name = Type.String({ minLength: 1, maxLength: 200 })
 
@@ -37,7 +45,7 @@ export const administrationRoutes: FastifyPluginAsyncTypebox<{ services: Service
       summary: 'Create an organization (with its default configuration and built-in role templates)',
       tags: ['Administration'],
       body: Type.Object({ name: Name }, { additionalProperties: false }),
-      response: { 201: Type.Object({ status: Type.Literal('success'), data: Type.Object({ organization: Organization }) }), ...failures(400, 401, 403) },
+      response: { 201: OrganizationAnswer, ...failures(400, 401, 403) },
     },
   }, async (request, reply) => {
     const organizationId = newId()
@@ -66,18 +74,68 @@ export const administrationRoutes: FastifyPluginAsyncTypebox<{ services: Service
   })
 
   app.get('/organizations/:entityid', {
-    config: { organization: 'path' },
     schema: {
       summary: 'One organization',
+      description: 'A member of an inactive organization is refused (403 ORGANIZATION_INACTIVE); the platform administrator (scope `*`) sees it.',
       tags: ['Administration'],
-      params: Type.Object({ entityid: Uuid }),
-      response: { 200: Type.Object({ status: Type.Literal('success'), data: Type.Object({ organization: Organization }) }), ...failures(401, 403, 404) },
+      params: OrganizationPath,
+      response: { 200: OrganizationAnswer, ...failures(401, 403, 404) },
     },
   }, async (request) => {
-    const doc = await queries.organizations.get(request.params.entityid)
+    const organizationId = request.params.entityid
+    const principal = principalOf(request)
+    if (!principal.isPlatformAdmin) await organizationAccess(queries, principal, organizationId)
+    const doc = await queries.organizations.get(organizationId)
     if (doc === null) throw new AppError('NOT_FOUND', 'organization not found', { resource: 'organization' })
     return { status: 'success' as const, data: { organization: organizationView(doc) } }
   })
+
+  /** A platform administrator's change of an organization, answered with the organization as projected after it. */
+  const changeOrganization = async (request: FastifyRequest, organizationId: string, command: OrganizationCommand) => {
+    const changed = await commands.execute(organizationAggregate, organizationId, command, { ...commandContext(request), organizationId })
+    await services.settle(changed.position)
+    const doc = await queries.organizations.get(organizationId)
+    if (doc === null) throw new AppError('INTERNAL', 'organization not visible after the change')
+    return { status: 'success' as const, data: { organization: organizationView(doc) } }
+  }
+
+  app.patch('/organizations/:entityid', {
+    config: { scopes: ['*'] },
+    schema: {
+      summary: 'Rename an organization',
+      description: 'The same name again changes nothing. Inactive organizations can be renamed too.',
+      tags: ['Administration'],
+      params: OrganizationPath,
+      body: Type.Object({ name: Name }, { additionalProperties: false }),
+      response: { 200: OrganizationAnswer, ...failures(400, 401, 403, 404) },
+    },
+  }, (request) => changeOrganization(request, request.params.entityid, { type: 'RenameOrganization', name: request.body.name }))
+
+  app.post('/organizations/:entityid/deactivate', {
+    config: { scopes: ['*'] },
+    schema: {
+      summary: 'Deactivate an organization',
+      description: 'From then on every request acting in it is refused with 403 ORGANIZATION_INACTIVE, and no user or client can be added to it; ' +
+        'nothing is deleted, sign-ins stay valid, and what the service does on its own goes on (export jobs under way, webhook sends of recorded events, ' +
+        'the scheduled jobs: arrears, expiries). ' +
+        'The reason is kept in the event log and shown as `deactivationReason`. Deactivating an inactive organization changes nothing.',
+      tags: ['Administration'],
+      params: OrganizationPath,
+      body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: false }),
+      response: { 200: OrganizationAnswer, ...failures(400, 401, 403, 404) },
+    },
+  }, (request) => changeOrganization(request, request.params.entityid, { type: 'DeactivateOrganization', reason: request.body.reason }))
+
+  app.post('/organizations/:entityid/activate', {
+    config: { scopes: ['*'] },
+    schema: {
+      summary: 'Activate an organization again',
+      description: 'Its members act in it again as before, with the roles they held. Activating an active organization changes nothing.',
+      tags: ['Administration'],
+      params: OrganizationPath,
+      response: { 200: OrganizationAnswer, ...failures(401, 403, 404) },
+    },
+  }, (request) => changeOrganization(request, request.params.entityid, { type: 'ActivateOrganization' }))
 
   app.post('/organization/:entityid/users', {
     config: { organization: 'path', permissions: ['ManageMembers'] },

@@ -15,7 +15,7 @@ const collection = { name: 'memberships', indexes: [{ principalId: 1 }, { organi
 
 export const membershipsProjection = defineProjection({
   name: 'memberships',
-  handles: ['MembershipGranted', 'MembershipRoleChanged', 'MembershipRevoked'],
+  handles: ['MembershipGranted', 'MembershipRoleChanged'],
   collections: [collection],
   async project(store, event, position) {
     const docs = store.collection<MembershipDoc>(collection)
@@ -27,8 +27,6 @@ export const membershipsProjection = defineProjection({
         }))
       case 'MembershipRoleChanged':
         return updateAt(docs, event.data.membershipId, position, (doc) => ({ ...doc, roleTemplateId: event.data.roleTemplateId }))
-      case 'MembershipRevoked':
-        return updateAt(docs, event.data.membershipId, position, (doc) => ({ ...doc, active: false }))
       default: {
         const _never: never = event
         return _never

@@ -7,6 +7,9 @@ export interface OrganizationDoc {
   name: string
   defaultConfigId: string
   active: boolean
+  /** Why and when a platform administrator deactivated it; null while active. */
+  deactivationReason: string | null
+  deactivatedAt: string | null
   createdAt: string
   updatedAt: string
 }
@@ -15,6 +18,7 @@ const collection = { name: 'organizations', indexes: [{ name: 1 }] } as const
 
 export const organizationsProjection = defineProjection({
   name: 'organizations',
+  version: 2,
   handles: ['OrganizationCreated', 'OrganizationRenamed', 'OrganizationDeactivated', 'OrganizationActivated'],
   collections: [collection],
   async project(store, event, position) {
@@ -24,14 +28,14 @@ export const organizationsProjection = defineProjection({
       case 'OrganizationCreated':
         return applyAt(docs, event.data.organizationId, position, () => ({
           _id: event.data.organizationId, name: event.data.name, defaultConfigId: event.data.defaultConfigId,
-          active: true, createdAt: event.data.createdAt, updatedAt: event.data.createdAt,
+          active: true, deactivationReason: null, deactivatedAt: null, createdAt: event.data.createdAt, updatedAt: event.data.createdAt,
         }))
       case 'OrganizationRenamed':
         return updateAt(docs, event.data.organizationId, position, (doc) => ({ ...doc, name: event.data.name, updatedAt: at }))
       case 'OrganizationDeactivated':
-        return updateAt(docs, event.data.organizationId, position, (doc) => ({ ...doc, active: false, updatedAt: at }))
+        return updateAt(docs, event.data.organizationId, position, (doc) => ({ ...doc, active: false, deactivationReason: event.data.reason, deactivatedAt: at, updatedAt: at }))
       case 'OrganizationActivated':
-        return updateAt(docs, event.data.organizationId, position, (doc) => ({ ...doc, active: true, updatedAt: at }))
+        return updateAt(docs, event.data.organizationId, position, (doc) => ({ ...doc, active: true, deactivationReason: null, deactivatedAt: null, updatedAt: at }))
       default: {
         const _never: never = event
         return _never

@@ -228,5 +228,5 @@ t.test('membership', async (t) => {
   } }])
   membership.given(granted).when({ type: 'GrantMembership', membershipId: 'm1', organizationId: 'o1', principalId: 'u1', principalType: 'user', roleTemplateId: 'r2' })
     .thenRefused(t, 'ALREADY_EXISTS')
-  membership.given().when({ type: 'RevokeMembership' }).thenRefused(t, 'NOT_FOUND')
+  membership.given().when({ type: 'ChangeMembershipRole', roleTemplateId: 'r2' }).thenRefused(t, 'NOT_FOUND')
 })

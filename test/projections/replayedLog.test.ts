@@ -12,7 +12,8 @@ import { testConfig } from '../helpers/config.js'
 
 /**
  * Event logs recorded by earlier releases (test/fixtures/eventLog.<date>.jsonl,
- * made by eventLog.record.ts and never rewritten) are the history auditors
+ * a second one of a day eventLog.<date>.2.jsonl, made by eventLog.record.ts
+ * and never rewritten) are the history auditors
  * replay. Each must still go into the store as it was written and project
  * without an error, the memory and SQLite read stores must make the same
  * documents of it, a rebuild must make them again, and each projection's
@@ -29,7 +30,7 @@ const outputsFile = path.join(fixtures, 'projectionOutputs.json')
 const update = process.env['UPDATE_PROJECTION_VERSIONS'] === '1'
 const howToRecord = 'UPDATE_PROJECTION_VERSIONS=1 npx tap test/projections/versions.test.ts test/projections/replayedLog.test.ts'
 
-const logFiles = fs.readdirSync(fixtures).filter((name) => /^eventLog\.\d{4}-\d{2}-\d{2}\.jsonl$/.test(name)).sort()
+const logFiles = fs.readdirSync(fixtures).filter((name) => /^eventLog\.\d{4}-\d{2}-\d{2}(\.\d+)?\.jsonl$/.test(name)).sort()
 
 interface LoggedEvent {
   id: string
