@@ -22,6 +22,7 @@ t.test('the export, rebuild and start-up benchmarks go through every row, event 
   const rebuild = rowNamed(rows, 'projection rebuild from zero (1M mixed events)')
   t.ok(Number(rebuild.details['events']) >= 3000, 'the rebuild projected the whole seeded log')
   t.ok(rebuild.baseline !== null && rebuild.baseline.value > 0 && Number(rebuild.details['cliRebuildSeconds']) > 0, 'the read baseline and the CLI command were measured')
+  t.equal(rebuild.details['warmupRounds'], 1, 'after an unmeasured warm-up round of each kind')
   const startup = rowNamed(rows, 'start-up with 1M events (embedded store)')
   t.ok(Number(startup.details['events']) >= 3000 && Number(startup.details['snapshotMiB']) > 0, 'the start loaded the snapshot of the whole log')
   t.ok(rowNamed(rows, 'start-up with 1M events, no snapshot').result.value > 0, 'the start without a snapshot was measured')
