@@ -89,6 +89,7 @@ export const createRuntime = async (config: Config, options: RuntimeOptions = {}
   const notifier = openNotifier(config, logger)
   const projections = new ProjectionRunner(eventStore, readStore, allProjections, {
     logger,
+    clock,
     onProjected: (event: RecordedEvent) => hub.publish(event),
   })
   const queries = createQueries(readStore)

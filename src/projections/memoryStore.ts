@@ -273,6 +273,7 @@ export class MemoryReadStore implements ReadStore {
   private readonly collections = new Map<string, MemoryCollection<ReadDocument>>()
   private readonly checkpoints = new Map<string, number>()
   private readonly versions = new Map<string, number>()
+  private readonly leases = new Map<string, { holder: string; expiresAt: number }>()
 
   collection<T extends ReadDocument>(spec: CollectionSpec | string): ReadCollection<T> {
     // One collection object serves every caller of the name; documents are whatever the projection put.
@@ -320,6 +321,17 @@ export class MemoryReadStore implements ReadStore {
 
   async setProjectionVersion(projection: string, version: number): Promise<void> {
     this.versions.set(projection, version)
+  }
+
+  async acquireLease(name: string, holder: string, now: Date, ttlMs: number): Promise<boolean> {
+    const lease = this.leases.get(name)
+    if (lease !== undefined && lease.holder !== holder && lease.expiresAt > now.getTime()) return false
+    this.leases.set(name, { holder, expiresAt: now.getTime() + ttlMs })
+    return true
+  }
+
+  async releaseLease(name: string, holder: string): Promise<void> {
+    if (this.leases.get(name)?.holder === holder) this.leases.delete(name)
   }
 
   async drop(collections: readonly string[]): Promise<void> {

@@ -1,12 +1,21 @@
-import { MongoClient, type Collection, type Db } from 'mongodb'
+import { MongoClient, MongoServerError, type Collection, type Db } from 'mongodb'
 import { specOf, type CollectionSpec, type Filter, type FindOptions, type ReadCollection, type ReadDocument, type ReadStore } from './readStore.js'
 
 const CHECKPOINTS = '_projection_checkpoints'
 const VERSIONS = '_projection_versions'
+const LEASES = '_leases'
+/** MongoDB's duplicate key error: an upsert that found the lease held by another holder tried to insert a second one. */
+const DUPLICATE_KEY = 11000
 
 interface CheckpointDoc {
   _id: string
   position: number
+}
+
+interface LeaseDoc {
+  _id: string
+  holder: string
+  expiresAt: Date
 }
 
 interface VersionDoc {
@@ -115,6 +124,24 @@ export class MongoReadStore implements ReadStore {
 
   async setProjectionVersion(projection: string, version: number): Promise<void> {
     await this.db.collection<VersionDoc>(VERSIONS).replaceOne({ _id: projection }, { version }, { upsert: true })
+  }
+
+  async acquireLease(name: string, holder: string, now: Date, ttlMs: number): Promise<boolean> {
+    try {
+      const lease = await this.db.collection<LeaseDoc>(LEASES).findOneAndUpdate(
+        { _id: name, $or: [{ holder }, { expiresAt: { $lte: now } }] },
+        { $set: { holder, expiresAt: new Date(now.getTime() + ttlMs) } },
+        { upsert: true, returnDocument: 'after' },
+      )
+      return lease?.holder === holder
+    } catch (error) {
+      if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false
+      throw error
+    }
+  }
+
+  async releaseLease(name: string, holder: string): Promise<void> {
+    await this.db.collection<LeaseDoc>(LEASES).deleteOne({ _id: name, holder })
   }
 
   async drop(collections: readonly string[]): Promise<void> {

@@ -72,6 +72,16 @@ export interface ReadStore {
   getProjectionVersion(projection: string): Promise<number | null>
   /** Recorded after the documents and checkpoint it describes (a store that commits in batches keeps that order). */
   setProjectionVersion(projection: string, version: number): Promise<void>
+  /**
+   * A lease for work that only one of the processes sharing this store may do
+   * at a time (replacing projection versions at start): true when `holder`
+   * holds it until `now` + `ttlMs` (taken, or renewed by its holder), false
+   * while another holder's lease runs. A holder that dies frees it when its
+   * lease runs out.
+   */
+  acquireLease(name: string, holder: string, now: Date, ttlMs: number): Promise<boolean>
+  /** Ends `holder`'s lease, if it still holds it. */
+  releaseLease(name: string, holder: string): Promise<void>
   drop(collections: readonly string[]): Promise<void>
   ping(): Promise<void>
   close(): Promise<void>

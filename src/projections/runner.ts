@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { RecordedEvent } from '../events/catalogue.js'
 import type { EventStore, EventSubscription } from '../events/store.js'
+import { systemClock, type Clock } from '../shared/clock.js'
 import type { Projection } from './projection.js'
 import type { ReadStore } from './readStore.js'
 
@@ -45,7 +48,14 @@ export interface RunnerOptions {
   onProjected?: (event: RecordedEvent) => void
   /** How many events between checkpoint saves on a persistent read store. */
   checkpointEvery?: number
+  /** Times the lease of `replaceOtherVersions` (default the system clock). */
+  clock?: Clock
 }
+
+/** The lease instances sharing a persistent read store take to replace projection versions, one at a time. */
+export const VERSIONS_LEASE = 'projection-versions'
+const LEASE_TTL_MS = 60_000
+const LEASE_POLL_MS = 100
 
 /**
  * Feeds the global log through every projection, in order. Each projection
@@ -121,6 +131,51 @@ export class ProjectionRunner {
    * rebuilt too. A new store, or a projection new to it, only records its version.
    */
   private async replaceOtherVersions(): Promise<void> {
+    if (await this.versionsRecorded()) return
+    // Instances of the new code starting together: without the lease each could find the old version and drop in turn,
+    // one of them dropping what another had begun to project again.
+    const holder = randomUUID()
+    await this.takeLease(holder)
+    const renewal = setInterval(() => void this.renewLease(holder), LEASE_TTL_MS / 3)
+    try {
+      await this.replaceOtherVersionsHeld()
+    } finally {
+      clearInterval(renewal)
+      await this.readStore.releaseLease(VERSIONS_LEASE, holder)
+    }
+  }
+
+  private get leaseClock(): Clock {
+    return this.options.clock ?? systemClock
+  }
+
+  private async versionsRecorded(): Promise<boolean> {
+    for (const { projection } of this.tracked) {
+      if (await this.readStore.getProjectionVersion(projection.name) !== projection.version) return false
+    }
+    return true
+  }
+
+  private async takeLease(holder: string): Promise<void> {
+    let told = false
+    while (!(await this.readStore.acquireLease(VERSIONS_LEASE, holder, this.leaseClock.now(), LEASE_TTL_MS))) {
+      if (!told) this.options.logger.info({ lease: VERSIONS_LEASE }, 'another instance is replacing projection versions: waiting for it to finish')
+      told = true
+      await sleep(LEASE_POLL_MS)
+    }
+  }
+
+  private async renewLease(holder: string): Promise<void> {
+    try {
+      const held = await this.readStore.acquireLease(VERSIONS_LEASE, holder, this.leaseClock.now(), LEASE_TTL_MS)
+      if (!held) this.options.logger.error({ lease: VERSIONS_LEASE }, 'the lease of projection versions ran out while this instance held it')
+    } catch (error) {
+      this.options.logger.error({ err: error, lease: VERSIONS_LEASE }, 'renewing the lease of projection versions failed')
+    }
+  }
+
+  /** Run while holding the lease: what another instance did before it was taken is seen, and not done again. */
+  private async replaceOtherVersionsHeld(): Promise<void> {
     for (const { projection } of this.tracked) {
       const recorded = await this.readStore.getProjectionVersion(projection.name)
       if (recorded === projection.version) continue

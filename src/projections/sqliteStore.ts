@@ -375,6 +375,23 @@ export class SqliteReadStore implements ReadStore {
       .run(projection, version))
   }
 
+  // Outside the open transaction, committed at once: the lease is for other processes to see.
+  async acquireLease(name: string, holder: string, now: Date, ttlMs: number): Promise<boolean> {
+    this.commit()
+    return this.db.transaction(() => {
+      const lease = this.statement('SELECT holder, expires_at AS expiresAt FROM _leases WHERE name = ?').get(name) as { holder: string; expiresAt: number } | undefined
+      if (lease !== undefined && lease.holder !== holder && lease.expiresAt > now.getTime()) return false
+      this.statement('INSERT INTO _leases (name, holder, expires_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at')
+        .run(name, holder, now.getTime() + ttlMs)
+      return true
+    }).immediate()
+  }
+
+  async releaseLease(name: string, holder: string): Promise<void> {
+    this.commit()
+    this.statement('DELETE FROM _leases WHERE name = ? AND holder = ?').run(name, holder)
+  }
+
   async drop(collections: readonly string[]): Promise<void> {
     this.write(() => {
       for (const name of collections) {

@@ -19,6 +19,7 @@ export const createMetadata = (db: Database.Database): void => {
   db.exec(`
     CREATE TABLE IF NOT EXISTS _checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL);
     CREATE TABLE IF NOT EXISTS _projection_versions (name TEXT PRIMARY KEY, version INTEGER NOT NULL);
+    CREATE TABLE IF NOT EXISTS _leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL);
     CREATE TABLE IF NOT EXISTS _paths (collection TEXT NOT NULL, path TEXT NOT NULL, plain INTEGER NOT NULL, PRIMARY KEY (collection, path));
   `)
 }

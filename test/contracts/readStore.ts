@@ -163,6 +163,23 @@ export const readStoreContract = (t: Test, open: () => Promise<ReadStore>) => {
     t.equal(await store.getProjectionVersion(`${name}-other`), null, 'per projection')
   })
 
+  t.test('a lease has one holder until it is released or runs out; its holder renews it', async (t) => {
+    const store = await open()
+    const name = `lease-${newId()}`
+    const at = (seconds: number) => new Date(Date.UTC(2026, 10, 23, 12, 0, seconds))
+    t.equal(await store.acquireLease(name, 'a', at(0), 10_000), true, 'a free lease is taken')
+    t.equal(await store.acquireLease(name, 'b', at(5), 10_000), false, 'not by another holder while it runs')
+    t.equal(await store.acquireLease(name, 'a', at(8), 10_000), true, 'its holder renews it, to 18 s')
+    t.equal(await store.acquireLease(name, 'b', at(12), 10_000), false, 'the renewal holds past the first expiry')
+    t.equal(await store.acquireLease(`${name}-other`, 'b', at(12), 10_000), true, 'per name')
+    await store.releaseLease(name, 'b')
+    t.equal(await store.acquireLease(name, 'b', at(13), 10_000), false, 'only its holder releases it')
+    t.equal(await store.acquireLease(name, 'b', at(18), 10_000), true, 'a lease that ran out is taken by another, as when its holder died')
+    t.equal(await store.acquireLease(name, 'a', at(19), 10_000), false, 'and the former holder no longer holds it')
+    await store.releaseLease(name, 'b')
+    t.equal(await store.acquireLease(name, 'a', at(19), 10_000), true, 'a released lease is free at once')
+  })
+
   t.test('drop empties the named collections only', async (t) => {
     const store = await open()
     const a = spec()

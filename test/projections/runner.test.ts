@@ -9,7 +9,7 @@ import { allProjections } from '../../src/projections/index.js'
 import { MemoryReadStore } from '../../src/projections/memoryStore.js'
 import { applyAt, defineProjection, type Projection } from '../../src/projections/projection.js'
 import type { ReadStore } from '../../src/projections/readStore.js'
-import { ProjectionRunner, type RunnerLogger } from '../../src/projections/runner.js'
+import { ProjectionRunner, VERSIONS_LEASE, type RunnerLogger } from '../../src/projections/runner.js'
 import { SqliteReadStore } from '../../src/projections/sqliteStore.js'
 import { ManualClock } from '../../src/shared/clock.js'
 import { newId } from '../../src/shared/ids.js'
@@ -245,4 +245,59 @@ t.test('no two projections share a collection, so dropping one projection\'s doc
     for (const spec of projection.collections) owners.set(spec.name, [...(owners.get(spec.name) ?? []), projection.name])
   }
   t.same([...owners].filter(([, names]) => names.length > 1), [])
+})
+
+/** A persistent store (as one MongoDB) holding version 1 of `names` over Acme and Bolt; two instances of version 2 are to start on it. */
+const storeOfVersionOne = async (t: Test) => {
+  const eventStore = new SqliteEventStore({ file: ':memory:' })
+  const store = new SqliteReadStore({ file: path.join(tempDir(), 'read-store.sqlite') })
+  t.teardown(async () => { await store.close(); await eventStore.close() })
+  await createOrganizations(eventStore, ['Acme', 'Bolt'])
+  await runOnceOn(eventStore, store, [namesProjection(1)], logger)
+  return { eventStore, store }
+}
+
+const runOnceOn = async (eventStore: SqliteEventStore, store: ReadStore, projections: readonly Projection[], log: RunnerLogger, clock?: ManualClock) => {
+  const runner = new ProjectionRunner(eventStore, store, projections, { logger: log, ...(clock === undefined ? {} : { clock }) })
+  await runner.start()
+  await runner.stop()
+}
+
+t.test('instances of a new projection version starting together on one store replace the old documents once, one at a time', async (t) => {
+  const { eventStore, store } = await storeOfVersionOne(t)
+  const logs = [capturingLogger(), capturingLogger()]
+  const drops: string[][] = []
+  const drop = store.drop.bind(store)
+  store.drop = async (collections) => { drops.push([...collections]); await drop(collections) }
+  await Promise.all(logs.map((log) => runOnceOn(eventStore, store, [namesProjection(2, (name) => name === 'Bolt')], log.logger)))
+  t.same(logs.flatMap((log) => log.rebuilt), ['names'], 'one instance rebuilt; the other found the version recorded when it got the lease')
+  t.same(drops, [['version_test_names']])
+  t.same(await storedNames(store), ['Acme'])
+  t.equal(await store.getProjectionVersion('names'), 2)
+  t.equal(await store.acquireLease(VERSIONS_LEASE, 'next', new Date(), 1000), true, 'the lease was released')
+})
+
+t.test('an instance waits for the lease of one that died while replacing versions, and takes it when it runs out', async (t) => {
+  const { eventStore, store } = await storeOfVersionOne(t)
+  const clock = new ManualClock('2026-11-23T12:00:00.000Z')
+  t.equal(await store.acquireLease(VERSIONS_LEASE, 'died', clock.now(), 60_000), true)
+  const messages: string[] = []
+  const log = { info: (_object: object, message: string) => { messages.push(message) }, error: () => undefined }
+  let started = false
+  const starting = runOnceOn(eventStore, store, [namesProjection(2, (name) => name === 'Bolt')], log, clock).then(() => { started = true })
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  t.equal(started, false, 'still waiting while the lease runs')
+  t.same(await storedNames(store), ['Acme', 'Bolt'], 'nothing dropped meanwhile')
+  t.match(messages, [/another instance is replacing projection versions/])
+  clock.advance(60_000)
+  await starting
+  t.same(await storedNames(store), ['Acme'], 'replaced once the lease ran out')
+  t.equal(await store.getProjectionVersion('names'), 2)
+})
+
+t.test('a start with every version recorded takes no lease', async (t) => {
+  const { eventStore, store } = await storeOfVersionOne(t)
+  t.equal(await store.acquireLease(VERSIONS_LEASE, 'someone else', new Date(), 60_000), true)
+  await runOnceOn(eventStore, store, [namesProjection(1)], logger)
+  t.same(await storedNames(store), ['Acme', 'Bolt'], 'started at once, though another holds the lease')
 })
