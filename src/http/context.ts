@@ -21,6 +21,8 @@ export interface Principal {
   passwordVersion: number
   /** A client's own token: the client's secret version it was issued under (0 for user tokens); a rotation ends the token. */
   clientSecretVersion: number
+  /** When the token expires (epoch milliseconds): a stream opened with it ends then. */
+  expiresAtMs: number
 }
 
 /** The organization a request acts in, after membership and permissions were checked. */

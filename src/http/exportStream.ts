@@ -3,10 +3,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { filter } from 'rxjs'
 import { isEventOf, type RecordedEvent, type RecordedOf } from '../events/catalogue.js'
 import { exportEventTypes } from '../events/export.js'
+import { membershipsProjection } from '../projections/memberships.js'
+import { organizationsProjection } from '../projections/organizations.js'
+import { principalsProjection } from '../projections/principals.js'
+import { roleTemplatesProjection } from '../projections/roleTemplates.js'
 import type { Services } from '../services.js'
-import { organizationOf } from './context.js'
+import { organizationOf, principalOf } from './context.js'
 import { visibleTypes } from './exportHandlers.js'
 import { needsJobDoc, updateOfDoc, updateOfEvent, updateOfJob, type ExportUpdate } from './exportViews.js'
+import { requireUnrevoked } from './plugins/auth.js'
+import { organizationAccess, requirePermissions } from './plugins/organization.js'
 
 export const EXPORT_EVENT_NAME = 'export.updated'
 
@@ -62,6 +68,11 @@ export class SseChannel {
 
 type ExportRecorded = RecordedOf<(typeof exportEventTypes)[number]>
 
+/** Events that can end or narrow a caller's access (principals, organizations, memberships, role templates): a stream checks it again after each. */
+const accessEvents: ReadonlySet<string> = new Set([
+  ...principalsProjection.handles, ...organizationsProjection.handles, ...membershipsProjection.handles, ...roleTemplatesProjection.handles,
+])
+
 // The hub hands every subscriber the same event object: one read per event, however many clients follow the organization.
 const jobUpdates = new WeakMap<ExportRecorded, Promise<ExportUpdate>>()
 
@@ -95,6 +106,10 @@ const lastEventIdOf = (request: FastifyRequest): number | null => {
  * A client that reconnects with `Last-Event-ID` first gets the current state
  * of every job changed after that position (from the read model), then the
  * live events; a heartbeat comment keeps proxies from closing the idle stream.
+ * The stream ends when the access it was opened with ends (checked after each
+ * event of `accessEvents` and at each heartbeat for the token's expiry) or
+ * narrows to other job types: the client's reconnection is then checked anew,
+ * as any request is.
  */
 export const streamExportEvents = (services: Services, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
   const organization = organizationOf(request)
@@ -104,6 +119,8 @@ export const streamExportEvents = (services: Services, request: FastifyRequest, 
   const followed = (event: RecordedEvent): event is ExportRecorded =>
     isEventOf(event, exportEventTypes) && event.data.organizationId === organizationId && visible.has(event.data.exportType)
   const { config } = services
+  const principal = principalOf(request)
+  const required = request.routeOptions.config.permissions ?? []
   const out = new PassThrough()
   const channel = new SseChannel(out, config.exportsSseMaxBufferBytes, () =>
     request.log.warn({ organizationId }, 'export event stream dropped a client that fell behind'))
@@ -153,10 +170,33 @@ export const streamExportEvents = (services: Services, request: FastifyRequest, 
       },
       complete: () => channel.close(),
     })
-  const heartbeat = setInterval(() => channel.comment('heartbeat'), config.exportsSseHeartbeatMs)
+  const accessEnded = (reason: string) => {
+    if (channel.isClosed) return
+    request.log.info({ organizationId, principalId: principal.id, reason }, 'export event stream closed: the access it was opened with ended')
+    channel.close()
+  }
+  /** Whether the caller still sees what this stream shows: its token unrevoked, the organization's membership and the same job types. */
+  const accessHolds = async (): Promise<boolean> => {
+    await requireUnrevoked(services.queries, principal)
+    const context = await organizationAccess(services.queries, principal, organizationId)
+    requirePermissions(context, required)
+    const now = visibleTypes(context)
+    return now.length === types.length && now.every((type) => visible.has(type))
+  }
+  const accessChecks = services.hub.events$
+    .pipe(filter((event) => accessEvents.has(event.type)))
+    .subscribe(() => {
+      accessHolds().then((holds) => { if (!holds) accessEnded('the export types it may see changed') },
+        (error: unknown) => accessEnded(error instanceof Error ? error.message : String(error)))
+    })
+  const heartbeat = setInterval(() => {
+    if (services.clock.now().getTime() >= principal.expiresAtMs) accessEnded('the access token expired')
+    else channel.comment('heartbeat')
+  }, config.exportsSseHeartbeatMs)
   const cleanup = () => {
     clearInterval(heartbeat)
     subscription.unsubscribe()
+    accessChecks.unsubscribe()
     channel.close()
   }
   reply.raw.once('close', cleanup)

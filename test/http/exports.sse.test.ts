@@ -9,6 +9,7 @@ import { ExportJobError } from '../../src/processes/exportRunner.js'
 import type { Runtime } from '../../src/runtime.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 import { createOrganization, fixtureColumns, fixtureDataSet, fixtureRow, jobEvent, jobSettled, memberToken, postExport } from '../helpers/exports.js'
+import { addMember, roleTemplateWith } from '../helpers/members.js'
 
 interface Update {
   id: string; status: string; type: string; progress: { rows: number; totalRows: number | null; percent: number | null }; error?: string; expiredAt?: string
@@ -307,4 +308,68 @@ t.test('a live event waiting on a slow read model is not overtaken by later even
   t.same(live.received.slice(6, 8).map((r) => r.update.expiredAt), [RETENTION_END, RETENTION_END], 'read from the job, after the wait')
   const ids = live.received.map((r) => Number(r.eventId))
   t.ok(ids.every((n, i) => i === 0 || n > (ids[i - 1] ?? 0)), 'ids increase: sent in the order of the log')
+})
+
+/** A raw stream over real HTTP; `ended` settles with everything received when the server closes it. */
+const rawStream = async (address: string, token: string, organizationId: string) => {
+  const response = await fetch(`${address}/v1/exports/sse`, { headers: { authorization: `Bearer ${token}`, 'organization-id': organizationId } })
+  const reader = response.body?.getReader()
+  if (response.status !== 200 || reader === undefined) throw new Error(`stream refused: ${response.status}`)
+  let text = ''
+  const ended = (async () => {
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += Buffer.from(chunk.value).toString('utf8')
+    return text
+  })()
+  return { ended, received: () => text, cancel: () => reader.cancel() }
+}
+
+/** Bytes arrive over TCP, which no event marks: polled, bounded by the test's timeout. */
+const until = async (check: () => boolean) => {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 10))
+}
+
+const reconnect = async (address: string, token: string, organizationId: string) => {
+  const response = await fetch(`${address}/v1/exports/sse`, { headers: { authorization: `Bearer ${token}`, 'organization-id': organizationId } })
+  const body: { data: { code: string } } = JSON.parse(await response.text())
+  return { status: response.status, code: body.data.code }
+}
+
+t.test('a stream ends when the access it was opened with ends, and its reconnection is refused', async (t) => {
+  const { svc, address } = await listen(t)
+  const org = await createOrganization(svc, 'Streams')
+  const admin = (method: 'POST' | 'PUT', url: string, payload?: object) =>
+    svc.call({ method, url: `/v1${url}`, token: svc.adminToken, ...(payload === undefined ? {} : { payload }) })
+
+  const deactivated = await addMember(svc, org, 'stream.deactivated', FOLLOWER)
+  const stream = await rawStream(address, deactivated.token, org)
+  const other = await addMember(svc, org, 'stream.bystander', FOLLOWER)
+  const id = await exportOf(svc, org)
+  await until(() => stream.received().includes(id))
+  t.pass('an identity event of someone else left the stream open: it still got a later job')
+  t.equal((await admin('POST', `/organization/${org}/users/${deactivated.userId}/deactivate`)).statusCode, 200)
+  await stream.ended
+  t.same(await reconnect(address, deactivated.token, org), { status: 401, code: 'INVALID_TOKEN' }, 'deactivating the user')
+
+  const narrowed = await rawStream(address, other.token, org)
+  const readsOnly = await roleTemplateWith(svc, org, ['ReadExport', 'ReadOrder'])
+  t.equal((await admin('PUT', `/organization/${org}/users/${other.userId}/role`, { roleTemplateId: readsOnly })).statusCode, 200)
+  await narrowed.ended
+  const again = await rawStream(address, other.token, org)
+  t.pass('a role that narrows the job types ends the stream; the reconnection opens with the new role')
+
+  const third = await addMember(svc, org, 'stream.organization', FOLLOWER)
+  const ofOrganization = await rawStream(address, third.token, org)
+  t.equal((await admin('POST', `/organizations/${org}/deactivate`, { reason: 'closing streams' })).statusCode, 200)
+  await Promise.all([ofOrganization.ended, again.ended])
+  t.same(await reconnect(address, third.token, org), { status: 403, code: 'ORGANIZATION_INACTIVE' }, 'deactivating the organization')
+})
+
+t.test('a stream ends at the next heartbeat after its access token expires', async (t) => {
+  const { svc, clock, address } = await listen(t, { heartbeatMs: 20 })
+  const token = await memberToken(svc, svc.organizationId, FOLLOWER)
+  const stream = await rawStream(address, token, svc.organizationId)
+  await until(() => stream.received().includes(': heartbeat'))
+  clock.advance(svc.config.accessTokenTtl * 1000 + 1000)
+  await stream.ended
+  t.same(await reconnect(address, token, svc.organizationId), { status: 401, code: 'TOKEN_EXPIRED' })
 })

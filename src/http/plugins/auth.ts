@@ -3,6 +3,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import { ACCESS_TOKEN_TYP, type AccessTokenClaims } from '../../identity/tokens.js'
 import { VerifiedTokens, windowOf } from '../../identity/verifiedTokens.js'
+import type { Queries } from '../../projections/queries.js'
 import type { Services } from '../../services.js'
 import { passwordVersionOf, secretVersionOf } from '../../projections/principals.js'
 import { systemClock } from '../../shared/clock.js'
@@ -44,6 +45,31 @@ const isClaims = (value: AccessTokenClaims): boolean =>
   typeof value.sub === 'string' && typeof value.client_id === 'string' && typeof value.scope === 'string' && typeof value.jti === 'string' &&
   (value.sid === undefined || typeof value.sid === 'string') && (value.pwv === undefined || Number.isSafeInteger(value.pwv)) &&
   (value.csv === undefined || Number.isSafeInteger(value.csv))
+
+/**
+ * Refuses (401 INVALID_TOKEN) a verified token's principal whose access has
+ * ended since the token was issued: its client revoked or given a new secret,
+ * its user deactivated or given a new password, its sign-in revoked. Checked
+ * on every request, and again by streams that outlive the request.
+ */
+export const requireUnrevoked = (queries: Queries, principal: Principal): Maybe<void> => {
+  const { principals } = queries
+  return whenReady(principals.client(principal.clientId), (client) => {
+    if (client === null || client.revoked) throw unauthorized('INVALID_TOKEN', 'the client of this token is revoked')
+    if (principal.kind !== 'user') {
+      if (secretVersionOf(client) !== principal.clientSecretVersion) throw unauthorized('INVALID_TOKEN', 'the client secret was changed since this token was issued')
+      return
+    }
+    return whenReady(principals.user(principal.id), (user) => {
+      if (user === null || !user.active) throw unauthorized('INVALID_TOKEN', 'the user of this token is inactive')
+      if (passwordVersionOf(user) !== principal.passwordVersion) throw unauthorized('INVALID_TOKEN', 'the password was changed since this token was issued')
+      if (principal.signInId === null) return
+      return whenReady(principals.revokedSignIn(principal.signInId), (revoked) => {
+        if (revoked !== null) throw unauthorized('INVALID_TOKEN', 'the sign-in of this token was revoked')
+      })
+    })
+  })
+}
 
 /**
  * Verifies the Bearer access token of every route that is not public (ES256 or
@@ -93,7 +119,7 @@ export const authPlugin = fp(async (app: FastifyInstance, options: { services: S
     const principal: Principal = Object.freeze({
       kind: claims.sub === claims.client_id ? 'client' : 'user', id: claims.sub, clientId: claims.client_id, scopes,
       isPlatformAdmin: scopes.has(ADMIN_SCOPE), tokenId: claims.jti, signInId: claims.sid ?? null,
-      passwordVersion: claims.pwv ?? 0, clientSecretVersion: claims.csv ?? 0,
+      passwordVersion: claims.pwv ?? 0, clientSecretVersion: claims.csv ?? 0, expiresAtMs: claims.exp * 1000,
     })
     const window = windowOf(claims)
     if (window !== null) verifiedTokens.set(token, principal, window)
@@ -112,23 +138,7 @@ export const authPlugin = fp(async (app: FastifyInstance, options: { services: S
   /** The hook of a route needing one of `needed` (any scope when undefined); made once per route, when it is declared. */
   const authenticate = (needed: readonly string[] | undefined) => checkHook((request) => {
     const principal = principalOf(bearerToken(request), clock.now().getTime())
-    const { principals } = services.queries
-    return whenReady(principals.client(principal.clientId), (client) => {
-      if (client === null || client.revoked) throw unauthorized('INVALID_TOKEN', 'the client of this token is revoked')
-      if (principal.kind !== 'user') {
-        if (secretVersionOf(client) !== principal.clientSecretVersion) throw unauthorized('INVALID_TOKEN', 'the client secret was changed since this token was issued')
-        return admit(request, principal, needed)
-      }
-      return whenReady(principals.user(principal.id), (user) => {
-        if (user === null || !user.active) throw unauthorized('INVALID_TOKEN', 'the user of this token is inactive')
-        if (passwordVersionOf(user) !== principal.passwordVersion) throw unauthorized('INVALID_TOKEN', 'the password was changed since this token was issued')
-        if (principal.signInId === null) return admit(request, principal, needed)
-        return whenReady(principals.revokedSignIn(principal.signInId), (revoked) => {
-          if (revoked !== null) throw unauthorized('INVALID_TOKEN', 'the sign-in of this token was revoked')
-          return admit(request, principal, needed)
-        })
-      })
-    })
+    return whenReady(requireUnrevoked(services.queries, principal), () => admit(request, principal, needed))
   })
 
   // Attached to each guarded route when it is declared, so public routes run no authentication code at all.
