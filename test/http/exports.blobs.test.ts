@@ -48,3 +48,22 @@ t.test('a blob answers 404 until its job has produced it, then streams the lates
 
   t.equal((await get(svc, '/v1/exports/blobs/weekly', token)).statusCode, 400)
 })
+
+t.test('the blob jobs skip a deactivated organization and produce its file again once it is activated', async (t) => {
+  const clock = new ManualClock('2026-03-10T00:05:00.000Z')
+  const svc = await createTestApp(t, { clock, beforeStart: (runtime) => runtime.exports.blobs.register(fixtureBlobProducer('daily')) })
+  const paused = await createOrganization(svc, 'Paused lender')
+  const change = (action: 'deactivate' | 'activate') => svc.call({
+    method: 'POST', url: `/v1/organizations/${paused}/${action}`, token: svc.adminToken, ...(action === 'deactivate' ? { payload: { reason: 'audit' } } : {}),
+  })
+  t.equal((await change('deactivate')).statusCode, 200)
+  await svc.runtime.scheduler.runNow(exportBlobJobName('daily'))
+  t.equal(await svc.runtime.queries.exportBlobs.current(paused, 'daily'), null, 'nothing made for the inactive organization')
+  t.not(await svc.runtime.queries.exportBlobs.current(svc.organizationId, 'daily'), null, 'the active one got its file')
+
+  t.equal((await change('activate')).statusCode, 200)
+  clock.set('2026-03-11T00:05:00.000Z')
+  await svc.runtime.scheduler.runNow(exportBlobJobName('daily'))
+  const token = await svc.clientToken(svc.config.adminClientId ?? '', svc.config.adminClientSecret ?? '')
+  t.match((await get(svc, '/v1/exports/blobs/daily', token, paused)).body, /2026-03-10\r\n$/, 'the next period after activation')
+})
