@@ -102,7 +102,7 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   app.get('/products', {
     config: { auth: 'public' },
     schema: {
-      summary: 'Active credit products of every organization (light public shape; no token needed)',
+      summary: 'Active credit products of every active organization (light public shape; no token needed)',
       description: SHAPES,
       tags: ['Products'],
       querystring: ListQuery,
@@ -141,7 +141,7 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     schema: {
       summary: 'One credit product, complete (ProductDTO)',
       description: `${SHAPES}\n\nPublic, like the marketplace list: no token needed. Only active products are shown; an inactive ` +
-        'line answers 404 here and stays readable by its organization at GET /credit-lines/{id}.',
+        'line, or a line of a deactivated organization, answers 404 here; a line stays readable by its organization at GET /credit-lines/{id}.',
       tags: ['Products'],
       security: [],
       params: Type.Object({ productid: Uuid }),
@@ -149,7 +149,7 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     },
   }, async (request, reply) => {
     const doc = await queries.creditLines.get(request.params.productid)
-    if (doc === null || !doc.active) throw notFound('product', request.params.productid)
+    if (doc === null || !doc.active || !doc.organizationActive) throw notFound('product', request.params.productid)
     return productResponse(reply, doc, (line) => ({ data: { product: productView(line) } }))
   })
 }

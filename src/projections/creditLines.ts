@@ -7,6 +7,8 @@ export interface CreditLineDoc extends CreditLineConfiguration {
   _id: string
   _position?: number
   organizationId: string
+  /** False while its organization is deactivated: the public marketplace leaves the line out. */
+  organizationActive: boolean
   createdAt: string
   updatedAt: string
 }
@@ -18,18 +20,28 @@ const collection = {
 
 export const creditLinesProjection = defineProjection({
   name: 'creditLines',
-  handles: ['CreditLineCreated', 'CreditLineUpdated'],
+  version: 2,
+  handles: ['CreditLineCreated', 'CreditLineUpdated', 'OrganizationDeactivated', 'OrganizationActivated'],
   collections: [collection],
   async project(store, event, position) {
     const docs = store.collection<CreditLineDoc>(collection)
     switch (event.type) {
       case 'CreditLineCreated':
         return applyAt(docs, event.data.creditLineId, position, () => ({
-          _id: event.data.creditLineId, organizationId: event.data.organizationId, ...event.data.configuration,
+          // Created only in an active organization: every route acting in an inactive one is refused.
+          _id: event.data.creditLineId, organizationId: event.data.organizationId, ...event.data.configuration, organizationActive: true,
           createdAt: event.data.createdAt, updatedAt: event.data.createdAt,
         }))
       case 'CreditLineUpdated':
         return updateAt(docs, event.data.creditLineId, position, (doc) => ({ ...doc, ...event.data.changes, updatedAt: event.data.updatedAt }))
+      case 'OrganizationDeactivated':
+      case 'OrganizationActivated': {
+        const organizationActive = event.type === 'OrganizationActivated'
+        for (const line of await docs.find({ organizationId: event.data.organizationId })) {
+          await updateAt(docs, line._id, position, (doc) => ({ ...doc, organizationActive }))
+        }
+        return
+      }
       default: {
         const _never: never = event
         return _never
@@ -39,7 +51,7 @@ export const creditLinesProjection = defineProjection({
 })
 
 export interface CreditLineListQuery {
-  /** Omitted: every organization (the public marketplace). */
+  /** Omitted: every active organization (the public marketplace). */
   organizationId?: string
   active?: boolean
   currency?: string
@@ -61,6 +73,7 @@ export const creditLineQueries = (store: ReadStore) => {
     list: async (query: CreditLineListQuery) => {
       const filter: Filter = {}
       if (query.organizationId !== undefined) filter['organizationId'] = query.organizationId
+      else filter['organizationActive'] = true
       if (query.active !== undefined) filter['active'] = query.active
       if (query.currency !== undefined) filter['currency'] = query.currency
       if (query.jurisdictionCode !== undefined) filter['jurisdictionCode'] = query.jurisdictionCode

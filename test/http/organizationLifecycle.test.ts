@@ -4,6 +4,7 @@ import { streamName } from '../../src/events/streams.js'
 import { ManualClock } from '../../src/shared/clock.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 import { addMember } from '../helpers/members.js'
+import { lending } from '../helpers/lending.js'
 import { createOrganization } from '../helpers/organizations.js'
 
 const eventTypesOf = async (svc: TestApp, organizationId: string): Promise<string[]> => {
@@ -113,4 +114,25 @@ t.test('only the platform administrator changes an organization; unknown ones ar
   }
   t.same(await eventTypesOf(svc, org), ['OrganizationCreated'], 'nothing refused was recorded')
   t.equal((await svc.call({ method: 'GET', url: '/v1/taxes', token: orgAdmin.token, organizationId: org })).statusCode, 200)
+})
+
+t.test('a deactivated organization\'s credit products leave the public marketplace until it is activated again', async (t) => {
+  const svc = await createTestApp(t)
+  const org = (await createOrganization(svc, 'Cooperativa Sur')).id
+  const lines = await lending(svc, org)
+  const line = await lines.createLine({ name: 'Crédito Sur' })
+  const marketplace = async () => (await svc.call({ method: 'GET', url: '/v1/products?limit=100' })).json().data.products.map((p: { ID: string }) => p.ID)
+  const product = async () => (await svc.call({ method: 'GET', url: `/v1/products/${line}` })).statusCode
+  t.ok((await marketplace()).includes(line))
+  t.equal(await product(), 200)
+
+  await svc.call({ method: 'POST', url: `/v1/organizations/${org}/deactivate`, token: svc.adminToken, payload: { reason: 'license suspended' } })
+  t.notOk((await marketplace()).includes(line), 'left out of the public list')
+  t.equal(await product(), 404, 'the public product answers as an unknown one')
+  const total = (await svc.call({ method: 'GET', url: '/v1/products' })).json().pagination.total_items
+  t.equal(total, (await marketplace()).length, 'the count leaves it out too')
+
+  await svc.call({ method: 'POST', url: `/v1/organizations/${org}/activate`, token: svc.adminToken })
+  t.ok((await marketplace()).includes(line), 'offered again')
+  t.equal(await product(), 200)
 })
