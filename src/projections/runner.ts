@@ -50,12 +50,19 @@ export interface RunnerOptions {
   checkpointEvery?: number
   /** Times the lease of `replaceOtherVersions` (default the system clock). */
   clock?: Clock
+  /** How long the lease of `replaceOtherVersions` lasts unless renewed (default 60 s; renewed every third of it). */
+  leaseTtlMs?: number
 }
 
 /** The lease instances sharing a persistent read store take to replace projection versions, one at a time. */
 export const VERSIONS_LEASE = 'projection-versions'
 const LEASE_TTL_MS = 60_000
 const LEASE_POLL_MS = 100
+
+interface HeldLease {
+  lost: boolean
+  renewing: Promise<void>
+}
 
 /**
  * Feeds the global log through every projection, in order. Each projection
@@ -135,12 +142,18 @@ export class ProjectionRunner {
     // Instances of the new code starting together: without the lease each could find the old version and drop in turn,
     // one of them dropping what another had begun to project again.
     const holder = randomUUID()
-    await this.takeLease(holder)
-    const renewal = setInterval(() => void this.renewLease(holder), LEASE_TTL_MS / 3)
+    const ttlMs = this.options.leaseTtlMs ?? LEASE_TTL_MS
+    await this.takeLease(holder, ttlMs)
+    const lease: HeldLease = { lost: false, renewing: Promise.resolve() }
+    const renewal = setInterval(() => { lease.renewing = this.renewLease(holder, ttlMs, lease) }, ttlMs / 3)
     try {
-      await this.replaceOtherVersionsHeld()
+      await this.replaceOtherVersionsHeld(() => {
+        if (lease.lost) throw new Error('the lease of projection versions was lost while this instance held it (another instance may be replacing them): start again')
+      })
     } finally {
       clearInterval(renewal)
+      // A renewal still in flight would otherwise take the lease again after its release.
+      await lease.renewing
       await this.readStore.releaseLease(VERSIONS_LEASE, holder)
     }
   }
@@ -156,26 +169,28 @@ export class ProjectionRunner {
     return true
   }
 
-  private async takeLease(holder: string): Promise<void> {
+  private async takeLease(holder: string, ttlMs: number): Promise<void> {
     let told = false
-    while (!(await this.readStore.acquireLease(VERSIONS_LEASE, holder, this.leaseClock.now(), LEASE_TTL_MS))) {
+    while (!(await this.readStore.acquireLease(VERSIONS_LEASE, holder, this.leaseClock.now(), ttlMs))) {
       if (!told) this.options.logger.info({ lease: VERSIONS_LEASE }, 'another instance is replacing projection versions: waiting for it to finish')
       told = true
       await sleep(LEASE_POLL_MS)
     }
   }
 
-  private async renewLease(holder: string): Promise<void> {
+  /** A renewal that fails, or finds another holder, counts as lost: the start stops before its next step rather than race that holder. */
+  private async renewLease(holder: string, ttlMs: number, lease: HeldLease): Promise<void> {
     try {
-      const held = await this.readStore.acquireLease(VERSIONS_LEASE, holder, this.leaseClock.now(), LEASE_TTL_MS)
-      if (!held) this.options.logger.error({ lease: VERSIONS_LEASE }, 'the lease of projection versions ran out while this instance held it')
+      if (await this.readStore.acquireLease(VERSIONS_LEASE, holder, this.leaseClock.now(), ttlMs)) return
+      this.options.logger.error({ lease: VERSIONS_LEASE }, 'the lease of projection versions ran out while this instance held it')
     } catch (error) {
       this.options.logger.error({ err: error, lease: VERSIONS_LEASE }, 'renewing the lease of projection versions failed')
     }
+    lease.lost = true
   }
 
   /** Run while holding the lease: what another instance did before it was taken is seen, and not done again. */
-  private async replaceOtherVersionsHeld(): Promise<void> {
+  private async replaceOtherVersionsHeld(stillHeld: () => void): Promise<void> {
     for (const { projection } of this.tracked) {
       const recorded = await this.readStore.getProjectionVersion(projection.name)
       if (recorded === projection.version) continue
@@ -183,8 +198,10 @@ export class ProjectionRunner {
       if (recorded !== null || checkpoint > 0) {
         this.options.logger.info({ projection: projection.name, recorded, version: projection.version, checkpoint },
           'read model made by another version of its projection: rebuilding it from the start of the log')
+        stillHeld()
         await this.forget(projection)
       }
+      stillHeld()
       await this.readStore.setProjectionVersion(projection.name, projection.version)
     }
   }

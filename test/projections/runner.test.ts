@@ -301,3 +301,21 @@ t.test('a start with every version recorded takes no lease', async (t) => {
   await runOnceOn(eventStore, store, [namesProjection(1)], logger)
   t.same(await storedNames(store), ['Acme', 'Bolt'], 'started at once, though another holds the lease')
 })
+
+t.test('a start that loses its lease while replacing versions stops before its next step, so the next start replaces them again', async (t) => {
+  const { eventStore, store } = await storeOfVersionOne(t)
+  const drop = store.drop.bind(store)
+  store.drop = async (collections) => {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    await drop(collections)
+  }
+  const acquire = store.acquireLease.bind(store)
+  let acquisitions = 0
+  // The first call takes the lease; every renewal finds it gone, as when another instance took it after a stall.
+  store.acquireLease = async (name, holder, now, ttlMs) => (++acquisitions === 1 ? acquire(name, holder, now, ttlMs) : false)
+  const runner = new ProjectionRunner(eventStore, store, [namesProjection(2, (name) => name === 'Bolt')], { logger, leaseTtlMs: 30 })
+  await t.rejects(runner.start(), /lease of projection versions was lost/)
+  await runner.stop()
+  t.ok(acquisitions > 1, 'it was renewed while the drop ran')
+  t.equal(await store.getProjectionVersion('names'), 1, 'the new version is not recorded')
+})
