@@ -19,15 +19,16 @@ const Organization = Type.Object({
   name: Type.String(),
   defaultConfigId: Type.String({ format: 'uuid', description: 'the organization\'s default configuration (configid / entityConfigID)' }),
   active: Type.Boolean({ description: 'false: every request acting in the organization is refused (403 ORGANIZATION_INACTIVE)' }),
-  deactivationReason: Type.Union([Type.String(), Type.Null()], { description: 'why it was deactivated; null while active' }),
+  deactivationReason: Type.Union([Type.String(), Type.Null()], { description: 'why it was deactivated, shown to the platform administrator only; null while active' }),
   deactivatedAt: Type.Union([Timestamp, Type.Null()]),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 })
 
-const organizationView = (doc: OrganizationDoc) => ({
+/** The reason is the platform administrator's note: members learn that their organization is inactive, and when, not why. */
+const organizationView = (doc: OrganizationDoc, forPlatformAdministrator = true) => ({
   id: doc._id, name: doc.name, defaultConfigId: doc.defaultConfigId, active: doc.active,
-  deactivationReason: doc.deactivationReason, deactivatedAt: doc.deactivatedAt, createdAt: doc.createdAt, updatedAt: doc.updatedAt,
+  deactivationReason: forPlatformAdministrator ? doc.deactivationReason : null, deactivatedAt: doc.deactivatedAt, createdAt: doc.createdAt, updatedAt: doc.updatedAt,
 })
 
 const OrganizationAnswer = Type.Object({ status: Type.Literal('success'), data: Type.Object({ organization: Organization }) })
@@ -70,7 +71,7 @@ export const administrationRoutes: FastifyPluginAsyncTypebox<{ services: Service
     const { page, limit } = request.query
     const ids = principal.isPlatformAdmin ? undefined : await queries.memberships.organizationsOf(principal.id)
     const { items, total } = await queries.organizations.list({ offset: (page - 1) * limit, limit }, ids)
-    return { status: 'success' as const, data: items.map(organizationView), pagination: pagination(page, limit, total) }
+    return { status: 'success' as const, data: items.map((doc) => organizationView(doc, principal.isPlatformAdmin)), pagination: pagination(page, limit, total) }
   })
 
   app.get('/organizations/:entityid', {
@@ -121,7 +122,7 @@ export const administrationRoutes: FastifyPluginAsyncTypebox<{ services: Service
         'The reason is kept in the event log and shown as `deactivationReason`. Deactivating an inactive organization changes nothing.',
       tags: ['Administration'],
       params: OrganizationPath,
-      body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: false }),
+      body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500, pattern: '\\S', description: 'why (not only spaces)' }) }, { additionalProperties: false }),
       response: { 200: OrganizationAnswer, ...failures(400, 401, 403, 404) },
     },
   }, (request) => changeOrganization(request, request.params.entityid, { type: 'DeactivateOrganization', reason: request.body.reason }))

@@ -8,6 +8,7 @@ import { organizationsProjection } from '../projections/organizations.js'
 import { principalsProjection } from '../projections/principals.js'
 import { roleTemplatesProjection } from '../projections/roleTemplates.js'
 import type { Services } from '../services.js'
+import { AppError } from '../shared/errors.js'
 import { organizationOf, principalOf } from './context.js'
 import { visibleTypes } from './exportHandlers.js'
 import { needsJobDoc, updateOfDoc, updateOfEvent, updateOfJob, type ExportUpdate } from './exportViews.js'
@@ -183,12 +184,16 @@ export const streamExportEvents = (services: Services, request: FastifyRequest, 
     const now = visibleTypes(context)
     return now.length === types.length && now.every((type) => visible.has(type))
   }
-  const accessChecks = services.hub.events$
-    .pipe(filter((event) => accessEvents.has(event.type)))
-    .subscribe(() => {
-      accessHolds().then((holds) => { if (!holds) accessEnded('the export types it may see changed') },
-        (error: unknown) => accessEnded(error instanceof Error ? error.message : String(error)))
+  const checkAccess = () => {
+    accessHolds().then((holds) => { if (!holds) accessEnded('the export types it may see changed') }, (error: unknown) => {
+      if (error instanceof AppError && (error.status === 401 || error.status === 403)) accessEnded(error.message)
+      // A read that failed says nothing about the access: the stream stays, and the next event checks again.
+      else request.log.error({ err: error, organizationId }, 'export event stream could not check its access')
     })
+  }
+  const accessChecks = services.hub.events$.pipe(filter((event) => accessEvents.has(event.type))).subscribe(checkAccess)
+  // An event that ended the access between the request's own checks and this subscription.
+  checkAccess()
   const heartbeat = setInterval(() => {
     if (services.clock.now().getTime() >= principal.expiresAtMs) accessEnded('the access token expired')
     else channel.comment('heartbeat')

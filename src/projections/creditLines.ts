@@ -13,6 +13,15 @@ export interface CreditLineDoc extends CreditLineConfiguration {
   updatedAt: string
 }
 
+/** The organizations this projection saw deactivated, with their state: a line recorded after a deactivation it raced starts hidden. */
+interface OrganizationStateDoc {
+  _id: string
+  _position?: number
+  active: boolean
+}
+
+const organizationStates = { name: 'credit_line_organizations' } as const
+
 const collection = {
   name: 'credit_lines',
   indexes: [{ organizationId: 1 }, { active: 1, currency: 1 }, { jurisdictionCode: 1 }, { organizationId: 1, createdAt: 1 }],
@@ -22,21 +31,25 @@ export const creditLinesProjection = defineProjection({
   name: 'creditLines',
   version: 2,
   handles: ['CreditLineCreated', 'CreditLineUpdated', 'OrganizationDeactivated', 'OrganizationActivated'],
-  collections: [collection],
+  collections: [collection, organizationStates],
   async project(store, event, position) {
     const docs = store.collection<CreditLineDoc>(collection)
+    const states = store.collection<OrganizationStateDoc>(organizationStates)
     switch (event.type) {
-      case 'CreditLineCreated':
+      case 'CreditLineCreated': {
+        // The route checked the organization before the command, so a deactivation can land between the two.
+        const organizationActive = (await states.get(event.data.organizationId))?.active ?? true
         return applyAt(docs, event.data.creditLineId, position, () => ({
-          // Created only in an active organization: every route acting in an inactive one is refused.
-          _id: event.data.creditLineId, organizationId: event.data.organizationId, ...event.data.configuration, organizationActive: true,
+          _id: event.data.creditLineId, organizationId: event.data.organizationId, ...event.data.configuration, organizationActive,
           createdAt: event.data.createdAt, updatedAt: event.data.createdAt,
         }))
+      }
       case 'CreditLineUpdated':
         return updateAt(docs, event.data.creditLineId, position, (doc) => ({ ...doc, ...event.data.changes, updatedAt: event.data.updatedAt }))
       case 'OrganizationDeactivated':
       case 'OrganizationActivated': {
         const organizationActive = event.type === 'OrganizationActivated'
+        await applyAt(states, event.data.organizationId, position, () => ({ _id: event.data.organizationId, active: organizationActive }))
         for (const line of await docs.find({ organizationId: event.data.organizationId })) {
           await updateAt(docs, line._id, position, (doc) => ({ ...doc, organizationActive }))
         }

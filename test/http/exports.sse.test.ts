@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream'
 import { EventSource } from 'eventsource'
 import { filter, firstValueFrom } from 'rxjs'
 import t from 'tap'
+import { organizationAggregate } from '../../src/commands/organization.js'
 import { defineDataSet, type DataSet } from '../../src/exports/dataSets.js'
 import { ManualClock } from '../../src/shared/clock.js'
 import { SseChannel } from '../../src/http/exportStream.js'
@@ -372,4 +373,26 @@ t.test('a stream ends at the next heartbeat after its access token expires', asy
   clock.advance(svc.config.accessTokenTtl * 1000 + 1000)
   await stream.ended
   t.same(await reconnect(address, token, svc.organizationId), { status: 401, code: 'TOKEN_EXPIRED' })
+})
+
+t.test('a stream stays open when its access cannot be read for a moment, and still ends when the access does', async (t) => {
+  const { svc, address } = await listen(t)
+  const token = await memberToken(svc, svc.organizationId, FOLLOWER)
+  const stream = await rawStream(address, token, svc.organizationId)
+  const principals = svc.runtime.queries.principals
+  const client = principals.client
+  principals.client = async () => { throw new Error('read store unavailable') }
+  const renamed = await svc.runtime.commands.execute(organizationAggregate, svc.organizationId, { type: 'RenameOrganization', name: 'Renamed' },
+    { organizationId: svc.organizationId, actorId: 'test', correlationId: 'test' })
+  await svc.runtime.settle(renamed.position)
+  await new Promise((resolve) => setImmediate(resolve))
+  principals.client = client
+  const id = await exportOf(svc, svc.organizationId)
+  await until(() => stream.received().includes(id))
+  t.pass('the failed check left the stream open: it got a later job')
+  const deactivated = await svc.runtime.commands.execute(organizationAggregate, svc.organizationId, { type: 'DeactivateOrganization', reason: 'test' },
+    { organizationId: svc.organizationId, actorId: 'test', correlationId: 'test' })
+  await svc.runtime.settle(deactivated.position)
+  await stream.ended
+  t.pass('and ended when the organization was deactivated')
 })

@@ -1,5 +1,7 @@
 import t from 'tap'
 import { builtInRoleTemplateId } from '../../src/commands/identity.js'
+import { creditLineAggregate } from '../../src/commands/creditLine.js'
+import { organizationAggregate } from '../../src/commands/organization.js'
 import { streamName } from '../../src/events/streams.js'
 import { ManualClock } from '../../src/shared/clock.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
@@ -40,6 +42,9 @@ t.test('a deactivated organization refuses its members and takes no new ones unt
   t.equal(adminReadsIt.json().data.organization.active, false)
   const listed = await svc.call({ method: 'GET', url: '/v1/organizations', token: svc.adminToken })
   t.match(listed.json().data.find((o: { id: string }) => o.id === org), { active: false, deactivationReason: 'contract under review' })
+  const memberList = await svc.call({ method: 'GET', url: '/v1/organizations', token: member.token })
+  t.match(memberList.json().data, [{ id: org, active: false, deactivatedAt: '2026-11-23T10:05:00.000Z', deactivationReason: null }],
+    'its member sees that it is inactive and since when, not the administrator\'s reason')
   const newUser = await svc.call({
     method: 'POST', url: `/v1/organization/${org}/users`, token: svc.adminToken,
     payload: { username: 'too.late', password: 'long enough password', roleTemplateId: builtInRoleTemplateId(org, 'analyst') },
@@ -104,6 +109,7 @@ t.test('only the platform administrator changes an organization; unknown ones ar
     ['PATCH', org, { name: 'A', active: false }, 'body'],
     ['POST', `${org}/deactivate`, {}, 'body.reason'],
     ['POST', `${org}/deactivate`, { reason: '' }, 'body.reason'],
+    ['POST', `${org}/deactivate`, { reason: '   ' }, 'body.reason'],
     ['POST', `${org}/deactivate`, { reason: 'r'.repeat(501) }, 'body.reason'],
     ['POST', 'not-a-uuid/deactivate', { reason: 'x' }, 'params.entityid'],
   ] as const) {
@@ -134,5 +140,26 @@ t.test('a deactivated organization\'s credit products leave the public marketpla
 
   await svc.call({ method: 'POST', url: `/v1/organizations/${org}/activate`, token: svc.adminToken })
   t.ok((await marketplace()).includes(line), 'offered again')
+  t.equal(await product(), 200)
+})
+
+t.test('a line whose creation raced its organization\'s deactivation stays off the marketplace until the organization is activated', async (t) => {
+  const svc = await createTestApp(t)
+  const org = (await createOrganization(svc, 'Cooperativa Sur')).id
+  const lines = await lending(svc, org)
+  const commands = svc.runtime.commands
+  const execute = commands.execute.bind(commands)
+  // The deactivation lands after the route's organization check and before the line's command.
+  commands.execute = async (aggregate, id, command, context) => {
+    if (aggregate === creditLineAggregate) {
+      commands.execute = execute
+      await execute(organizationAggregate, org, { type: 'DeactivateOrganization', reason: 'raced' }, context)
+    }
+    return execute(aggregate, id, command, context)
+  }
+  const line = await lines.createLine({ name: 'Crédito carrera' })
+  const product = async () => (await svc.call({ method: 'GET', url: `/v1/products/${line}` })).statusCode
+  t.equal(await product(), 404, 'recorded after the deactivation: hidden')
+  await svc.call({ method: 'POST', url: `/v1/organizations/${org}/activate`, token: svc.adminToken })
   t.equal(await product(), 200)
 })

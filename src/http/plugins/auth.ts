@@ -42,7 +42,7 @@ const unauthorized = (code: 'UNAUTHORIZED' | 'INVALID_TOKEN' | 'TOKEN_EXPIRED', 
   new AppError(code, message, {}, challenge(code === 'UNAUTHORIZED' ? undefined : 'invalid_token'))
 
 const isClaims = (value: AccessTokenClaims): boolean =>
-  typeof value.sub === 'string' && typeof value.client_id === 'string' && typeof value.scope === 'string' && typeof value.jti === 'string' &&
+  Number.isSafeInteger(value.exp) && typeof value.sub === 'string' && typeof value.client_id === 'string' && typeof value.scope === 'string' && typeof value.jti === 'string' &&
   (value.sid === undefined || typeof value.sid === 'string') && (value.pwv === undefined || Number.isSafeInteger(value.pwv)) &&
   (value.csv === undefined || Number.isSafeInteger(value.csv))
 
