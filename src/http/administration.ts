@@ -40,6 +40,14 @@ const Name = Type.String({ minLength: 1, maxLength: 200 })
 export const administrationRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { queries, commands } = services
 
+  /** The organization as projected once a write at `position` is visible (read-your-writes), as the platform administrator sees it. */
+  const organizationAfter = async (organizationId: string, position: number) => {
+    await services.settle(position)
+    const doc = await queries.organizations.get(organizationId)
+    if (doc === null) throw new AppError('INTERNAL', 'organization not visible after the write')
+    return { status: 'success' as const, data: { organization: organizationView(doc) } }
+  }
+
   app.post('/organizations', {
     config: { scopes: ['*'] },
     schema: {
@@ -53,10 +61,7 @@ export const administrationRoutes: FastifyPluginAsyncTypebox<{ services: Service
     const created = await createOrganization(commands, {
       organizationId, name: request.body.name, defaultConfigId: newId(), now: services.clock.now().toISOString(),
     }, { ...commandContext(request), organizationId })
-    await services.settle(created.position)
-    const doc = await queries.organizations.get(organizationId)
-    if (doc === null) throw new AppError('INTERNAL', 'organization not visible after creation')
-    return reply.code(201).send({ status: 'success', data: { organization: organizationView(doc) } })
+    return reply.code(201).send(await organizationAfter(organizationId, created.position))
   })
 
   app.get('/organizations', {
@@ -94,10 +99,7 @@ export const administrationRoutes: FastifyPluginAsyncTypebox<{ services: Service
   /** A platform administrator's change of an organization, answered with the organization as projected after it. */
   const changeOrganization = async (request: FastifyRequest, organizationId: string, command: OrganizationCommand) => {
     const changed = await commands.execute(organizationAggregate, organizationId, command, { ...commandContext(request), organizationId })
-    await services.settle(changed.position)
-    const doc = await queries.organizations.get(organizationId)
-    if (doc === null) throw new AppError('INTERNAL', 'organization not visible after the change')
-    return { status: 'success' as const, data: { organization: organizationView(doc) } }
+    return organizationAfter(organizationId, changed.position)
   }
 
   app.patch('/organizations/:entityid', {
