@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto'
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { RecordedEvent } from '../events/catalogue.js'
 import type { EventStore, EventSubscription } from '../events/store.js'
 import { systemClock, type Clock } from '../shared/clock.js'
+import { withLease } from './lease.js'
 import type { Projection } from './projection.js'
 import type { ReadStore } from './readStore.js'
 
@@ -59,10 +58,6 @@ export const VERSIONS_LEASE = 'projection-versions'
 const LEASE_TTL_MS = 60_000
 const LEASE_POLL_MS = 100
 
-interface HeldLease {
-  lost: boolean
-  renewing: Promise<void>
-}
 
 /**
  * Feeds the global log through every projection, in order. Each projection
@@ -141,25 +136,8 @@ export class ProjectionRunner {
     if (await this.versionsRecorded()) return
     // Instances of the new code starting together: without the lease each could find the old version and drop in turn,
     // one of them dropping what another had begun to project again.
-    const holder = randomUUID()
-    const ttlMs = this.options.leaseTtlMs ?? LEASE_TTL_MS
-    await this.takeLease(holder, ttlMs)
-    const lease: HeldLease = { lost: false, renewing: Promise.resolve() }
-    const renewal = setInterval(() => { lease.renewing = this.renewLease(holder, ttlMs, lease) }, ttlMs / 3)
-    try {
-      await this.replaceOtherVersionsHeld(() => {
-        if (lease.lost) throw new Error('the lease of projection versions was lost while this instance held it (another instance may be replacing them): start again')
-      })
-    } finally {
-      clearInterval(renewal)
-      // A renewal still in flight would otherwise take the lease again after its release.
-      await lease.renewing
-      await this.readStore.releaseLease(VERSIONS_LEASE, holder)
-    }
-  }
-
-  private get leaseClock(): Clock {
-    return this.options.clock ?? systemClock
+    const lease = { clock: this.options.clock ?? systemClock, ttlMs: this.options.leaseTtlMs ?? LEASE_TTL_MS, pollMs: LEASE_POLL_MS, logger: this.options.logger }
+    await withLease(this.readStore, VERSIONS_LEASE, lease, (stillHeld) => this.replaceOtherVersionsHeld(stillHeld))
   }
 
   private async versionsRecorded(): Promise<boolean> {
@@ -167,26 +145,6 @@ export class ProjectionRunner {
       if (await this.readStore.getProjectionVersion(projection.name) !== projection.version) return false
     }
     return true
-  }
-
-  private async takeLease(holder: string, ttlMs: number): Promise<void> {
-    let told = false
-    while (!(await this.readStore.acquireLease(VERSIONS_LEASE, holder, this.leaseClock.now(), ttlMs))) {
-      if (!told) this.options.logger.info({ lease: VERSIONS_LEASE }, 'another instance is replacing projection versions: waiting for it to finish')
-      told = true
-      await sleep(LEASE_POLL_MS)
-    }
-  }
-
-  /** A renewal that fails, or finds another holder, counts as lost: the start stops before its next step rather than race that holder. */
-  private async renewLease(holder: string, ttlMs: number, lease: HeldLease): Promise<void> {
-    try {
-      if (await this.readStore.acquireLease(VERSIONS_LEASE, holder, this.leaseClock.now(), ttlMs)) return
-      this.options.logger.error({ lease: VERSIONS_LEASE }, 'the lease of projection versions ran out while this instance held it')
-    } catch (error) {
-      this.options.logger.error({ err: error, lease: VERSIONS_LEASE }, 'renewing the lease of projection versions failed')
-    }
-    lease.lost = true
   }
 
   /** Run while holding the lease: what another instance did before it was taken is seen, and not done again. */
