@@ -3,12 +3,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { filter } from 'rxjs'
 import { isEventOf, type RecordedEvent, type RecordedOf } from '../events/catalogue.js'
 import { exportEventTypes } from '../events/export.js'
-import { membershipsProjection } from '../projections/memberships.js'
-import { organizationsProjection } from '../projections/organizations.js'
-import { principalsProjection } from '../projections/principals.js'
-import { roleTemplatesProjection } from '../projections/roleTemplates.js'
 import type { Services } from '../services.js'
 import { AppError } from '../shared/errors.js'
+import { concernsAccess } from './accessEvents.js'
 import { organizationOf, principalOf } from './context.js'
 import { visibleTypes } from './exportHandlers.js'
 import { needsJobDoc, updateOfDoc, updateOfEvent, updateOfJob, type ExportUpdate } from './exportViews.js'
@@ -69,11 +66,6 @@ export class SseChannel {
 
 type ExportRecorded = RecordedOf<(typeof exportEventTypes)[number]>
 
-/** Events that can end or narrow a caller's access (principals, organizations, memberships, role templates): a stream checks it again after each. */
-const accessEvents: ReadonlySet<string> = new Set([
-  ...principalsProjection.handles, ...organizationsProjection.handles, ...membershipsProjection.handles, ...roleTemplatesProjection.handles,
-])
-
 // The hub hands every subscriber the same event object: one read per event, however many clients follow the organization.
 const jobUpdates = new WeakMap<ExportRecorded, Promise<ExportUpdate>>()
 
@@ -108,8 +100,8 @@ const lastEventIdOf = (request: FastifyRequest): number | null => {
  * of every job changed after that position (from the read model), then the
  * live events; a heartbeat comment keeps proxies from closing the idle stream.
  * The stream ends when the access it was opened with ends (checked after each
- * event of `accessEvents` and at each heartbeat for the token's expiry) or
- * narrows to other job types: the client's reconnection is then checked anew,
+ * event that concerns its caller, client, sign-in or organization, and at each
+ * heartbeat for the token's expiry) or narrows to other job types: the client's reconnection is then checked anew,
  * as any request is.
  */
 export const streamExportEvents = (services: Services, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
@@ -191,7 +183,7 @@ export const streamExportEvents = (services: Services, request: FastifyRequest, 
       else request.log.error({ err: error, organizationId }, 'export event stream could not check its access')
     })
   }
-  const accessChecks = services.hub.events$.pipe(filter((event) => accessEvents.has(event.type))).subscribe(checkAccess)
+  const accessChecks = services.hub.events$.pipe(filter(concernsAccess(principal, organizationId))).subscribe(checkAccess)
   // An event that ended the access between the request's own checks and this subscription.
   checkAccess()
   const heartbeat = setInterval(() => {

@@ -10,7 +10,7 @@ import { ExportJobError } from '../../src/processes/exportRunner.js'
 import type { Runtime } from '../../src/runtime.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 import { createOrganization, fixtureColumns, fixtureDataSet, fixtureRow, jobEvent, jobSettled, memberToken, postExport } from '../helpers/exports.js'
-import { addMember, roleTemplateWith } from '../helpers/members.js'
+import { addClient, addMember, roleTemplateWith } from '../helpers/members.js'
 
 interface Update {
   id: string; status: string; type: string; progress: { rows: number; totalRows: number | null; percent: number | null }; error?: string; expiredAt?: string
@@ -64,6 +64,7 @@ const listen = async (
 
 /** What a member needs to follow the stream and see receivables jobs on it. */
 const FOLLOWER = ['ReadExport', 'ReadOrder', 'ReadReceivables'] as const
+const LEGACY_SSE = '/v1/export/orders/receivables/sse'
 
 const doneOf = (id: string) => (received: Received[]) => received.some((r) => r.update.id === id && r.update.status === 'done')
 
@@ -146,14 +147,14 @@ t.test('the stream is text/event-stream with a heartbeat comment; it needs ReadE
 t.test('the legacy stream sends the same events, with deprecation headers', async (t) => {
   const { svc, address } = await listen(t)
   const token = await memberToken(svc, svc.organizationId, FOLLOWER)
-  const legacy = subscribe(address, token, svc.organizationId, { path: '/v1/export/orders/receivables/sse' })
+  const legacy = subscribe(address, token, svc.organizationId, { path: LEGACY_SSE })
   const canonical = subscribe(address, token, svc.organizationId)
   t.teardown(() => { legacy.source.close(); canonical.source.close() })
   await Promise.all([legacy.opened, canonical.opened])
   const id = await exportOf(svc, svc.organizationId)
   await Promise.all([legacy.until(doneOf(id)), canonical.until(doneOf(id))])
   t.same(legacy.received, canonical.received)
-  const raw = await fetch(`${address}/v1/export/orders/receivables/sse`, { headers: { authorization: `Bearer ${token}`, 'organization-id': svc.organizationId } })
+  const raw = await fetch(`${address}${LEGACY_SSE}`, { headers: { authorization: `Bearer ${token}`, 'organization-id': svc.organizationId } })
   t.equal(raw.headers.get('deprecation'), 'true')
   t.equal(raw.headers.get('link'), '</v1/exports/sse>; rel="successor-version"')
   await raw.body?.cancel()
@@ -163,7 +164,7 @@ t.test('the stream and its catch-up carry only jobs of the types GET /v1/exports
   const { svc, address } = await listen(t, { dataSets: () => [fixtureDataSet('debtors', 3)] })
   const token = await memberToken(svc, svc.organizationId, FOLLOWER)
   const live = subscribe(address, token, svc.organizationId)
-  const legacy = subscribe(address, token, svc.organizationId, { path: '/v1/export/orders/receivables/sse' })
+  const legacy = subscribe(address, token, svc.organizationId, { path: LEGACY_SSE })
   t.teardown(() => { live.source.close(); legacy.source.close() })
   await Promise.all([live.opened, legacy.opened])
   const debtors: string = (await postExport(svc, { type: 'debtors' })).json().data.orderID
@@ -312,8 +313,8 @@ t.test('a live event waiting on a slow read model is not overtaken by later even
 })
 
 /** A raw stream over real HTTP; `ended` settles with everything received when the server closes it. */
-const rawStream = async (address: string, token: string, organizationId: string) => {
-  const response = await fetch(`${address}/v1/exports/sse`, { headers: { authorization: `Bearer ${token}`, 'organization-id': organizationId } })
+const rawStream = async (address: string, token: string, organizationId: string, path = '/v1/exports/sse') => {
+  const response = await fetch(`${address}${path}`, { headers: { authorization: `Bearer ${token}`, 'organization-id': organizationId } })
   const reader = response.body?.getReader()
   if (response.status !== 200 || reader === undefined) throw new Error(`stream refused: ${response.status}`)
   let text = ''
@@ -363,6 +364,26 @@ t.test('a stream ends when the access it was opened with ends, and its reconnect
   t.equal((await admin('POST', `/organizations/${org}/deactivate`, { reason: 'closing streams' })).statusCode, 200)
   await Promise.all([ofOrganization.ended, again.ended])
   t.same(await reconnect(address, third.token, org), { status: 403, code: 'ORGANIZATION_INACTIVE' }, 'deactivating the organization')
+})
+
+t.test('the legacy stream ends with its access too: a password reset ends a user\'s, a revocation a client\'s', async (t) => {
+  const { svc, address } = await listen(t)
+  const org = await createOrganization(svc, 'Legacy streams')
+  const user = await addMember(svc, org, 'legacy.stream', FOLLOWER)
+  const client = await addClient(svc, org, 'legacy stream client', FOLLOWER)
+  const ofUser = await rawStream(address, user.token, org, LEGACY_SSE)
+  const ofClient = await rawStream(address, client.token, org, LEGACY_SSE)
+  const reset = await svc.call({
+    method: 'POST', url: `/v1/organization/${org}/users/${user.userId}/password`, token: svc.adminToken, payload: { newPassword: 'an0ther-Passw0rd!' },
+  })
+  t.equal(reset.statusCode, 204)
+  await ofUser.ended
+  const id = await exportOf(svc, org)
+  await until(() => ofClient.received().includes(id))
+  t.pass('the client\'s stream stayed open: the reset concerned another principal')
+  t.equal((await svc.call({ method: 'POST', url: `/v1/organization/${org}/clients/${client.userId}/revoke`, token: svc.adminToken })).statusCode, 200)
+  await ofClient.ended
+  t.same(await reconnect(address, client.token, org), { status: 401, code: 'INVALID_TOKEN' })
 })
 
 t.test('a stream ends at the next heartbeat after its access token expires', async (t) => {
