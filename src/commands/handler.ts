@@ -23,7 +23,10 @@ export interface CommandResult<E extends DomainEvent, S> {
   state: S
   /** Revision of the stream after the command, or 'no_stream'. */
   revision: number | 'no_stream'
-  /** Global position of the last appended event; 0 when nothing was appended. */
+  /**
+   * Global position of the last appended event; when nothing was appended, of the stream's last event (0 for no
+   * stream), so a caller that waits for it reads its own earlier write, or a concurrent one that made this a repeat.
+   */
   position: number
 }
 
@@ -135,9 +138,9 @@ export class CommandHandler {
   ): Promise<CommandResult<E, S>> {
     const streamId = `${aggregate.streamType}-${id}`
     for (let attempt = 0; ; attempt++) {
-      const { state, revision } = await this.load(aggregate, id)
+      const { state, revision, position } = await this.load(aggregate, id)
       const events = aggregate.decide(command, state)
-      if (events.length === 0) return { events, state, revision, position: 0 }
+      if (events.length === 0) return { events, state, revision, position }
       const expected: ExpectedRevision = revision === 'no_stream' ? 'no_stream' : revision
       try {
         const result = await this.deps.eventStore.append(streamId, events.map((e) => this.toNewEvent(e, context)), expected)

@@ -137,9 +137,9 @@ export const changeMemberRole = (
 ) => {
   const id = membershipId(input.organizationId, input.principalId)
   return roleChanges.run(id, async () => {
-    const { state } = await commands.load(membershipAggregate, id)
+    const { state, position } = await commands.load(membershipAggregate, id)
     if (state.status !== 'active') throw new AppError('NOT_FOUND', 'membership not found', { resource: 'membership' })
-    if (state.roleTemplateId === input.roleTemplateId) return { changed: false, position: 0 }
+    if (state.roleTemplateId === input.roleTemplateId) return { changed: false, position }
     await requireRoleTemplate(commands, input.organizationId, input.roleTemplateId)
     const assigned = await recordUse(commands, id, input.organizationId, input.roleTemplateId, context)
     let moved: CommandResult<MembershipEvent, MembershipState>

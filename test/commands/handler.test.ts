@@ -48,17 +48,20 @@ t.test('appends decided events with metadata from the context and the clock', as
   t.same(loaded.events[0]?.metadata, { ...context, causationId: null, occurredAt: '2026-02-02T02:02:02.000Z', schemaVersion: 1 })
 })
 
-t.test('a command that changes nothing appends nothing', async (t) => {
+t.test('a command that changes nothing appends nothing, and answers the position of the stream\'s last event', async (t) => {
   const store = new SqliteEventStore({ file: ':memory:' })
   t.teardown(() => store.close())
   const handler = new CommandHandler({ eventStore: store, clock: new ManualClock(), maxRetries: 3 })
   const id = newId()
-  await handler.execute(organizationAggregate, id, create(id), context)
+  const created = await handler.execute(organizationAggregate, id, create(id), context)
+  await handler.execute(organizationAggregate, newId(), create(newId()), context)
   const head = await store.headPosition()
   const result = await handler.execute(organizationAggregate, id, { type: 'ActivateOrganization' }, context)
   t.same(result.events, [])
-  t.equal(result.position, 0)
+  t.equal(result.position, created.position, 'a caller waiting for it reads the write that made the command a repeat')
   t.equal(await store.headPosition(), head)
+  const fresh = new CommandHandler({ eventStore: store, clock: new ManualClock(), maxRetries: 3, cacheSize: 0 })
+  t.equal((await fresh.execute(organizationAggregate, id, { type: 'ActivateOrganization' }, context)).position, created.position, 'from the store too')
 })
 
 t.test('on a revision conflict it re-reads and decides again', async (t) => {

@@ -1,7 +1,10 @@
+import path from 'node:path'
 import t from 'tap'
 import { builtInRoleTemplateId } from '../../src/commands/identity.js'
 import { creditLineAggregate } from '../../src/commands/creditLine.js'
+import { CommandHandler } from '../../src/commands/handler.js'
 import { organizationAggregate } from '../../src/commands/organization.js'
+import { SqliteEventStore } from '../../src/events/sqlite.js'
 import { streamName } from '../../src/events/streams.js'
 import { ManualClock } from '../../src/shared/clock.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
@@ -162,4 +165,22 @@ t.test('a line whose creation raced its organization\'s deactivation stays off t
   t.equal(await product(), 404, 'recorded after the deactivation: hidden')
   await svc.call({ method: 'POST', url: `/v1/organizations/${org}/activate`, token: svc.adminToken })
   t.equal(await product(), 200)
+})
+
+t.test('a repeat answers the organization as the change that made it a repeat left it, even before that change was projected', async (t) => {
+  const svc = await createTestApp(t)
+  const org = (await createOrganization(svc, 'Cooperativa Este')).id
+  // Another instance on the same event store: this one sees its appends only when its subscription next polls the file.
+  const elsewhere = new SqliteEventStore({ file: path.join(svc.config.dataDir, 'events.sqlite'), writer: 'inline' })
+  t.teardown(() => elsewhere.close())
+  const otherInstance = new CommandHandler({ eventStore: elsewhere, clock: new ManualClock(), maxRetries: 3 })
+  for (const [action, command] of [['deactivate', { type: 'DeactivateOrganization', reason: 'elsewhere' }], ['activate', { type: 'ActivateOrganization' }]] as const) {
+    await otherInstance.execute(organizationAggregate, org, command, { organizationId: org, actorId: 'another-instance', correlationId: action })
+    const repeat = await svc.call({
+      method: 'POST', url: `/v1/organizations/${org}/${action}`, token: svc.adminToken, ...(action === 'deactivate' ? { payload: { reason: 'here too' } } : {}),
+    })
+    t.equal(repeat.statusCode, 200)
+    t.equal(repeat.json().data.organization.active, action === 'activate', `${action}: a repeat of the other instance's change`)
+  }
+  t.same(await eventTypesOf(svc, org), ['OrganizationCreated', 'OrganizationDeactivated', 'OrganizationActivated'], 'the repeats recorded nothing')
 })
