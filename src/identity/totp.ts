@@ -11,8 +11,12 @@ export const enrolTotp = (username: string): { secret: string; uri: string } => 
   return { secret, uri: totpFor(secret, username).toString() }
 }
 
-/** The time step a code belongs to (±1 step of drift), or null when it is wrong. */
+const CODE = /^[0-9]{6}$/
+
+/** The time step a code belongs to (±1 step of drift), or null when it is wrong (anything but six ASCII digits is). */
 export const verifyTotp = (secretBase32: string, code: string, now: Date): number | null => {
+  // otpauth compares bytes and throws on a code of six characters but more bytes (`١٢٣٤٥٦`).
+  if (!CODE.test(code)) return null
   const delta = totpFor(secretBase32, '').validate({ token: code, timestamp: now.getTime(), window: 1 })
   return delta === null ? null : Math.floor(now.getTime() / 1000 / PERIOD) + delta
 }

@@ -107,6 +107,12 @@ t.test('TOTP: the password grant asks for a code, the MFA grant exchanges it onc
 
   const wrongCode = await requestToken(svc.app, { grant_type: MFA_GRANT, mfa_token: challenge.mfa_token ?? '', otp: '000000', ...admin(svc) })
   t.equal(wrongCode.json<OAuthErrorBody>().error, 'invalid_grant')
+  // Six characters of more than six bytes: counted as wrong codes (four of the five before a lockout, with the one above).
+  for (const otp of ['١٢٣٤٥٦', 'éééééé', '12345é']) {
+    const odd = await requestToken(svc.app, { grant_type: MFA_GRANT, mfa_token: challenge.mfa_token ?? '', otp, ...admin(svc) })
+    t.equal(odd.statusCode, 400, `${otp} is a wrong code`)
+    t.equal(odd.json<OAuthErrorBody>().error_description, 'the one-time code is wrong')
+  }
 
   const code = totpCode(secret, clock.now())
   const ok = await requestToken(svc.app, { grant_type: MFA_GRANT, mfa_token: challenge.mfa_token ?? '', otp: code, ...admin(svc) })
