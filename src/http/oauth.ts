@@ -31,8 +31,9 @@ const TokenResponse = Type.Object({
 
 const RevocationForm = Type.Object({
   token: Type.String({ minLength: 1, description: 'the refresh token or access token to revoke' }),
-  token_type_hint: Type.Optional(Type.Union([Type.Literal('refresh_token'), Type.Literal('access_token')], {
-    description: 'refresh_token | access_token; optional and not needed: the service tells them apart',
+  // RFC 7009 section 2.2: "An invalid token type hint value is ignored by the authorization server and does not influence the revocation response."
+  token_type_hint: Type.Optional(Type.String({
+    description: 'refresh_token | access_token; optional and not needed: the service tells them apart, and ignores any other value',
   })),
   client_id: optionalText('client authentication in the body (or use HTTP Basic)'),
   client_secret: optionalText('client authentication in the body (or use HTTP Basic)'),
