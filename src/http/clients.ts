@@ -43,7 +43,7 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
 
   /**
    * The client, when the caller may change it: of the path's organization, not the caller's own, `*` only for a platform
-   * administrator, and a role whose permissions the caller holds.
+   * administrator, scopes the caller holds, and a role whose permissions the caller holds.
    */
   const changeableClient = async (request: FastifyRequest, organizationId: string, clientId: string): Promise<ClientDoc> => {
     const doc = await queries.principals.client(clientId)
@@ -52,6 +52,11 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     if (principal.clientId === clientId) throw new AppError('CONFLICT', 'a client cannot revoke, rotate or change the role of the client of the token calling')
     if (doc.scopes.includes(ADMIN_SCOPE) && !principal.isPlatformAdmin) {
       throw new AppError('FORBIDDEN', `only a platform administrator (scope ${ADMIN_SCOPE}) may change a client holding it`)
+    }
+    // A new secret hands the client's scopes to the caller: only one who could have created the client with them.
+    const beyond = doc.scopes.filter((scope) => !principal.isPlatformAdmin && !principal.scopes.has(scope))
+    if (beyond.length > 0) {
+      throw new AppError('INSUFFICIENT_SCOPE', `the client holds scopes the caller lacks: ${beyond.join(' ')}`, { scope: beyond.join(' ') })
     }
     // A new secret hands the client's role to the caller: only one whose permissions the caller holds (administrators any).
     await requireMemberRoleHeld(queries, principal, organizationOf(request), clientId)

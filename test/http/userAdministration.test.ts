@@ -199,6 +199,30 @@ t.test('a member acts only on users and clients whose permissions it holds itsel
   t.equal(byBoss.statusCode, 200, 'an organization administrator acts on anyone')
 })
 
+t.test('a member changes only clients whose scopes it holds: a new secret would hand it the rest', async (t) => {
+  const svc = await createTestApp(t)
+  const org = svc.organizationId
+  const roleTemplateId = await roleTemplateWith(svc, org, ['ManageMembers'])
+  const client = async (name: string, scopes: string[]) => {
+    const created = await svc.call({ method: 'POST', url: '/v1/oauth/clients', token: svc.adminToken, payload: { name, scopes, organizationId: org, roleTemplateId } })
+    if (created.statusCode !== 201) throw new Error(created.body)
+    return created.json<{ data: { client: ClientCredentials } }>().data.client
+  }
+  const manager = await client('manager', ['clients:write'])
+  const stronger = await client('stronger', ['clients:write', 'passwords:write'])
+  const peer = await client('peer', ['clients:write'])
+  const token = await svc.clientToken(manager.client_id, manager.client_secret)
+  const clients = `/v1/organization/${org}/clients`
+  for (const [action, payload] of [['secret', undefined], ['revoke', undefined], ['role', { roleTemplateId }]] as const) {
+    const refused = await svc.call({ method: action === 'role' ? 'PUT' : 'POST', url: `${clients}/${stronger.client_id}/${action}`, token, ...(payload === undefined ? {} : { payload }) })
+    t.equal(refused.statusCode, 403, `${action} of a client holding passwords:write is refused`)
+    t.match(refused.json().data, { code: 'INSUFFICIENT_SCOPE', scope: 'passwords:write' })
+  }
+  t.equal((await svc.clientToken(stronger.client_id, stronger.client_secret)).length > 0, true, 'the stronger client kept its secret')
+  t.equal((await svc.call({ method: 'POST', url: `${clients}/${peer.client_id}/secret`, token })).statusCode, 200, 'a client of the caller\'s scopes is within reach')
+  t.equal((await svc.call({ method: 'POST', url: `${clients}/${stronger.client_id}/secret`, token: svc.adminToken })).statusCode, 200, 'the platform administrator may')
+})
+
 const role = (organizationId: string, kind: 'users' | 'clients', id: string) => `/v1/organization/${organizationId}/${kind}/${id}/role`
 const templatePath = (organizationId: string, id: string) => `/v1/organization/${organizationId}/role-template/${id}`
 
