@@ -131,12 +131,16 @@ export const roleTemplateRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     config: { organization: 'path', permissions: ['WriteRoleTemplate'] },
     schema: {
       summary: 'Delete a role template that no membership uses',
+      description: 'Unless an administrator, the caller must hold every permission the template holds (403 FORBIDDEN), as for an update.',
       tags: ['Role templates'],
       params: OneParams,
       response: { 204: Type.Null(), ...failures(401, 403, 404, 409) },
     },
   }, async (request, reply) => {
-    await load(organizationOf(request).id, request.params.id)
+    const organization = organizationOf(request)
+    const stored = await load(organization.id, request.params.id)
+    // Deleting strips a template as surely as an edit does: the Administrator's is no one's to delete but an administrator's.
+    requireGrantable(principalOf(request), organization, stored.permissions)
     const result = await services.execute(roleTemplateAggregate, request.params.id, { type: 'DeleteRoleTemplate', now: services.clock.now().toISOString() }, commandContext(request))
     if (result.events.length === 0) throw new AppError('NOT_FOUND', 'role template not found')
     return reply.code(204).send(null)

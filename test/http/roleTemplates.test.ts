@@ -4,6 +4,7 @@ import { ManualClock } from '../../src/shared/clock.js'
 import { newId } from '../../src/shared/ids.js'
 import type { Permission } from '../../src/shared/permissions.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
+import { addMember } from '../helpers/members.js'
 import { createOrganization, memberToken } from '../helpers/organizations.js'
 
 const setup = async (t: Test) => {
@@ -198,4 +199,19 @@ t.test('an organization administrator may create and edit templates with any per
   t.equal(own.statusCode, 200)
   const me = await svc.call({ method: 'GET', url: '/v1/me/permissions', token, organizationId: svc.organizationId })
   t.ok(me.json().data.permissions.includes('ReadTax'))
+})
+
+t.test('a client holding only WriteRoleTemplate cannot delete a template holding permissions it lacks, the unused Administrator template included', async (t) => {
+  const svc = await createTestApp(t)
+  const org = (await createOrganization(svc, 'Fresh lender')).id
+  const writer = await addMember(svc, org, 'template.writer', ['WriteRoleTemplate', 'ReadRoleTemplate', 'ReadTax'])
+  const templates = `/v1/organization/${org}/role-template`
+  const administrator = builtInRoleTemplateId(org, 'administrator')
+  const refused = await svc.call({ method: 'DELETE', url: `${templates}/${administrator}`, token: writer.token })
+  t.equal(refused.statusCode, 403)
+  t.match(refused.json().data, { code: 'FORBIDDEN', permission: 'ReadCredit' })
+  t.equal((await svc.call({ method: 'GET', url: `${templates}/${administrator}`, token: svc.adminToken })).statusCode, 200, 'the template is still there')
+  const within = await svc.call({ method: 'POST', url: templates, token: writer.token, payload: { name: 'Tax readers', permissions: ['ReadTax'] } })
+  t.equal(within.statusCode, 201)
+  t.equal((await svc.call({ method: 'DELETE', url: `${templates}/${within.json().data.id}`, token: writer.token })).statusCode, 204, 'one within its own permissions it may delete')
 })
