@@ -1,5 +1,5 @@
 import path from 'node:path'
-import { PassThrough, Readable, Transform, finished, pipeline } from 'node:stream'
+import { Readable, Transform, finished, pipeline } from 'node:stream'
 import multipart from '@fastify/multipart'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { fileTypeStream } from 'file-type'
@@ -103,7 +103,13 @@ export const storeUpload = async (
   meta: { organizationId: string; defaultName: string },
   policy: UploadPolicy,
 ): Promise<StoredFile> => {
-  const guard = new PassThrough()
+  let received = 0
+  const guard = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      received += chunk.length
+      done(null, chunk)
+    },
+  })
   // pipe() does not pass errors on: a body that breaks off mid-file (even before this point) must fail the store, not leave it waiting.
   finished(upload.source, (error) => {
     if (error !== undefined && error !== null) guard.destroy(brokenUpload(error))
@@ -116,6 +122,8 @@ export const storeUpload = async (
   try {
     const sniffed = await fileTypeStream(guard, { sampleSize: SAMPLE_BYTES })
     const detected = sniffed.fileType
+    // The sniffer read to the end of a body without a byte: an empty file, whatever type it claims.
+    if (detected === undefined && received === 0) throw new AppError('BAD_REQUEST', 'the file is empty')
     if (detected === undefined || !policy.allowedTypes.includes(detected.mime)) {
       throw new AppError('UNSUPPORTED_MEDIA_TYPE', detected === undefined
         ? `the content is not of a recognised type; accepted: ${policy.allowedTypes.join(', ')}`
