@@ -132,6 +132,7 @@ export const createRuntime = async (config: Config, options: RuntimeOptions = {}
         readStore: { kind: readStore.kind, up: readStoreUp, persistent: readStore.persistent },
         files: { kind: files.kind },
         projections: status.projections,
+        processes: processes.status(),
       }
     },
     async execute(aggregate, id, command, context) {

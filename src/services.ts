@@ -9,6 +9,7 @@ import type { SigningKey } from './identity/keys.js'
 import type { SignInGuard } from './identity/signInGuard.js'
 import type { TokenService } from './identity/tokens.js'
 import type { LiveHub } from './processes/liveHub.js'
+import type { ProcessStatus } from './processes/process.js'
 import type { Notifier } from './notifications/notifier.js'
 import type { Queries } from './projections/queries.js'
 import type { ProjectionStatus } from './projections/runner.js'
@@ -22,6 +23,7 @@ export interface HealthReport {
   readStore: { kind: string; up: boolean; persistent: boolean }
   files: { kind: string }
   projections: ProjectionStatus[]
+  processes: ProcessStatus[]
 }
 
 /**

@@ -18,6 +18,18 @@ const Health = Type.Object({
     lag: Type.Integer({ description: 'head minus position: events for SQLite, log bytes for EventStoreDB' }),
     failed: Type.Union([Type.String(), Type.Null()]),
   })),
+  processes: Type.Array(Type.Object({
+    name: Type.String(),
+    retrying: Type.Union([Type.Object({
+      eventId: Type.String(),
+      type: Type.String(),
+      position: Type.Integer(),
+      attempts: Type.Integer(),
+      since: Type.String({ format: 'date-time' }),
+      error: Type.String(),
+    }), Type.Null()], { description: 'the event it keeps failing on and retries until it passes (it goes on with nothing else meanwhile); null while nothing fails' }),
+    givenUp: Type.Integer({ description: 'events given up since the start: refused by the service on every attempt, each logged' }),
+  }), { description: 'the process managers (webhooks, exports, payments, …); empty when PROCESSES_ENABLED is false' }),
 })
 
 export const healthRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
@@ -37,6 +49,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       ready: report.ready,
       stores: { eventStore: report.eventStore, readStore: report.readStore, files: report.files },
       projections: report.projections,
+      processes: report.processes,
     })
   })
 }

@@ -1,6 +1,8 @@
 import type { CommandContext } from '../commands/handler.js'
 import { isEventOf, type DomainEventType, type RecordedEvent, type RecordedOf } from '../events/catalogue.js'
 import type { EventStore, EventSubscription } from '../events/store.js'
+import { setTimeout as delay } from 'node:timers/promises'
+import { AppError } from '../shared/errors.js'
 import type { CheckpointStore } from './checkpoints.js'
 
 export interface ProcessLogger {
@@ -118,15 +120,39 @@ export interface ProcessRunnerOptions {
   logger: ProcessLogger
   /** Resolves when the read models have processed a position, so a manager reads what its event changed. */
   projectionsReached(position: number): Promise<void>
+  /** Attempts at an event the service refuses (see `isRefusal`) before it is given up. */
   maxAttempts?: number
   retryDelayMs?: number
+  /** The longest pause between two attempts at an event that keeps failing otherwise. */
+  maxRetryDelayMs?: number
+  now?: () => Date
   /** Unhandled events between checkpoint saves. */
   checkpointEvery?: number
   /** Most events of the log taken into one batch. */
   batchSize?: number
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+/** Failures that say nothing of the next attempt's: a conflict with a concurrent write, a timeout, a rate limit. */
+const TRANSIENT_CODES: ReadonlySet<string> = new Set(['CONCURRENCY_CONFLICT', 'REQUEST_TIMEOUT', 'TOO_MANY_REQUESTS', 'EXPORT_RATE_LIMITED'])
+
+/**
+ * A refusal the same command meets again however often it is retried (a rule
+ * of the domain, a document that is not there). Anything else (the event
+ * store or read store unreachable, a disk full, a defect) may pass, and
+ * giving its event up would lose what it was to do: a payment applied, a
+ * limit released, a webhook fired.
+ */
+export const isRefusal = (error: unknown): boolean =>
+  error instanceof AppError && error.status >= 400 && error.status < 500 && !TRANSIENT_CODES.has(error.code)
+
+/** What a manager is doing wrong, for /v1/health. */
+export interface ProcessStatus {
+  name: string
+  /** The event it keeps failing on and retries (null while nothing fails). */
+  retrying: { eventId: string; type: string; position: number; attempts: number; since: string; error: string } | null
+  /** Events given up since the start: refused `maxAttempts` times, each logged. */
+  givenUp: number
+}
 
 const NOT_YET = Symbol('not yet')
 
@@ -173,6 +199,9 @@ export class BatchReader {
 export class ProcessSupervisor<Deps> {
   private readonly loops: Array<{ subscription: EventSubscription; done: Promise<void> }> = []
   private running = false
+  // Ends the pauses between attempts when the supervisor stops.
+  private stopping = new AbortController()
+  private readonly statuses = new Map<string, ProcessStatus>()
 
   constructor(
     private readonly eventStore: EventStore,
@@ -184,7 +213,9 @@ export class ProcessSupervisor<Deps> {
 
   async start(): Promise<void> {
     this.running = true
+    this.stopping = new AbortController()
     for (const manager of this.managers) {
+      this.statuses.set(manager.name, { name: manager.name, retrying: null, givenUp: 0 })
       await manager.recover?.(this.deps)
       // A manager that only recovers at start has nothing to follow.
       if (manager.handles.length === 0) continue
@@ -234,14 +265,23 @@ export class ProcessSupervisor<Deps> {
     }
   }
 
+  /** Each manager's failing event and the events it gave up, in the order the managers run. */
+  status(): ProcessStatus[] {
+    return [...this.statuses.values()].map((status) => ({ ...status }))
+  }
+
   /**
    * Hands the batch to the manager; from an event that failed on, retries
-   * with backoff, and after `maxAttempts` gives that event up (logged) and
-   * goes on with the next. Answers how many events of the batch are done
-   * (fewer than all only when the supervisor stopped).
+   * with backoff (doubling up to `maxRetryDelayMs`). An event the service
+   * refuses (`isRefusal`) is given up after `maxAttempts` (logged, counted
+   * in `status()`) and the batch goes on; any other failure is retried until
+   * it passes or the supervisor stops, so that nothing the event was to do
+   * is lost. Answers how many events of the batch are done (fewer than all
+   * only when the supervisor stopped).
    */
   private async handleWithRetry(manager: ProcessManager<Deps>, batch: readonly RecordedEvent[]): Promise<number> {
     const attempts = this.options.maxAttempts ?? 5
+    const status = this.statuses.get(manager.name) ?? { name: manager.name, retrying: null, givenUp: 0 }
     let done = 0
     let attempt = 1
     while (done < batch.length) {
@@ -253,20 +293,30 @@ export class ProcessSupervisor<Deps> {
       } catch (error) {
         outcome = { failedAt: 0, error }
       }
+      if (outcome.failedAt === null || outcome.failedAt > 0) status.retrying = null
       if (outcome.failedAt === null) return batch.length
       if (outcome.failedAt > 0) attempt = 1
       done += outcome.failedAt
       const event = batch[done]
       if (event === undefined) return batch.length
-      if (attempt >= attempts) {
-        this.options.logger.error({ err: outcome.error, process: manager.name, event: event.id, type: event.type },
-          'process manager gave up on an event after repeated failures')
+      const context = { err: outcome.error, process: manager.name, event: event.id, type: event.type, attempt }
+      if (attempt >= attempts && isRefusal(outcome.error)) {
+        this.options.logger.error(context, 'process manager gave up on an event the service refuses every time')
+        status.retrying = null
+        status.givenUp += 1
         done++
         attempt = 1
         continue
       }
-      this.options.logger.warn({ err: outcome.error, process: manager.name, event: event.id, attempt }, 'process manager failed; retrying')
-      await sleep((this.options.retryDelayMs ?? 200) * 2 ** (attempt - 1))
+      status.retrying = {
+        eventId: event.id, type: event.type, position: event.position, attempts: attempt,
+        since: status.retrying?.eventId === event.id ? status.retrying.since : (this.options.now?.() ?? new Date()).toISOString(),
+        error: outcome.error instanceof Error ? outcome.error.message : String(outcome.error),
+      }
+      if (attempt === attempts) this.options.logger.error(context, 'process manager keeps failing on an event; retrying until it passes')
+      else this.options.logger.warn(context, 'process manager failed; retrying')
+      const pause = Math.min((this.options.retryDelayMs ?? 200) * 2 ** Math.min(attempt - 1, 30), this.options.maxRetryDelayMs ?? 30_000)
+      await delay(pause, undefined, { signal: this.stopping.signal }).catch(() => undefined)
       attempt++
     }
     return done
@@ -275,6 +325,7 @@ export class ProcessSupervisor<Deps> {
   async stop(): Promise<void> {
     if (!this.running) return
     this.running = false
+    this.stopping.abort()
     await Promise.all(this.loops.map(async (loop) => {
       await loop.subscription.close()
       await loop.done

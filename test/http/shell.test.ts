@@ -1,4 +1,5 @@
 import t from 'tap'
+import { allProcesses } from '../../src/processes/index.js'
 import { allProjections } from '../../src/projections/index.js'
 import { createTestApp } from '../helpers/app.js'
 
@@ -116,6 +117,7 @@ t.test('health shows stores, and each projection\'s version and lag', async (t) 
   t.same(body.projections.map((p: { name: string; version: number }) => [p.name, p.version]),
     allProjections.map((p) => [p.name, p.version]), 'every projection with the version its code declares')
   t.ok(body.projections.every((p: { lag: number }) => p.lag === 0))
+  t.same(body.processes, allProcesses.map((p) => ({ name: p.name, retrying: null, givenUp: 0 })), 'every process manager, none failing')
 })
 
 t.test('the OpenAPI document is generated from the route schemas', async (t) => {

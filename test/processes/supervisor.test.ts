@@ -3,7 +3,8 @@ import type { DomainEventType, RecordedEvent } from '../../src/events/catalogue.
 import { SqliteEventStore } from '../../src/events/sqlite.js'
 import type { NewEvent } from '../../src/events/types.js'
 import type { CheckpointStore } from '../../src/processes/checkpoints.js'
-import { defineProcess, ProcessSupervisor, type BatchOutcome, type ProcessManager } from '../../src/processes/process.js'
+import { defineProcess, isRefusal, ProcessSupervisor, type BatchOutcome, type ProcessManager } from '../../src/processes/process.js'
+import { AppError } from '../../src/shared/errors.js'
 
 const HANDLED: DomainEventType = 'PaymentOrderApproved'
 const OTHER: DomainEventType = 'CreditDisbursed'
@@ -128,8 +129,9 @@ t.test('stopped while an event keeps failing: the checkpoint stays at the event 
   t.same(healthy.batches, [['event-2', 'event-3']])
 })
 
-t.test('an event that fails every attempt is given up (logged) and the rest of its batch goes on', async (t) => {
-  const recording = recordingManager((batch) => (batch[0]?.id === 'event-1' ? { failedAt: 0, error: new Error('never works') } : { failedAt: null }))
+t.test('an event the service refuses on every attempt is given up (logged, counted) and the rest of its batch goes on', async (t) => {
+  const refusal = new AppError('CREDIT_NOT_PAYABLE', 'the credit takes no payment')
+  const recording = recordingManager((batch) => (batch[0]?.id === 'event-1' ? { failedAt: 0, error: refusal } : { failedAt: null }))
   const { supervisor, append, checkpoints, log } = await setup(t, recording.manager, { maxAttempts: 2 })
   await append(1, HANDLED)
   const last = await append(2, HANDLED)
@@ -138,7 +140,45 @@ t.test('an event that fails every attempt is given up (logged) and the rest of i
   await supervisor.stop()
   t.same(recording.batches, [['event-1', 'event-2'], ['event-1', 'event-2'], ['event-2']])
   t.equal(checkpoints.saves.at(-1), last)
-  t.same(log.lines.filter((l) => l.level === 'error').map((l) => l.message), ['process manager gave up on an event after repeated failures'])
+  t.same(log.lines.filter((l) => l.level === 'error').map((l) => l.message), ['process manager gave up on an event the service refuses every time'])
+  t.same(supervisor.status(), [{ name: 'recording', retrying: null, givenUp: 1 }])
+})
+
+t.test('an event failing otherwise (a store unreachable, a defect) is retried past maxAttempts until it passes, and shows in the status meanwhile', async (t) => {
+  let failuresLeft = 6
+  const recording = recordingManager((batch) => (batch[0]?.id === 'event-1' && failuresLeft-- > 0
+    ? { failedAt: 0, error: new Error('read store unreachable') }
+    : { failedAt: null }))
+  const statuses: ReturnType<ProcessSupervisor<null>['status']>[] = []
+  const { supervisor, append, checkpoints, log } = await setup(t, recording.manager, { maxAttempts: 2 })
+  const first = await append(1, HANDLED)
+  const last = await append(2, HANDLED)
+  await supervisor.start()
+  await recording.calls(4)
+  statuses.push(supervisor.status())
+  await recording.calls(7)
+  await supervisor.stop()
+  t.same(recording.batches.map((batch) => batch[0]), Array(7).fill('event-1'), 'the same event, seven times: nothing was given up')
+  t.match(statuses[0], [{ name: 'recording', givenUp: 0, retrying: { eventId: 'event-1', type: HANDLED, position: first, error: 'read store unreachable' } }])
+  t.ok((statuses[0]?.[0]?.retrying?.attempts ?? 0) >= 3)
+  t.same(supervisor.status(), [{ name: 'recording', retrying: null, givenUp: 0 }], 'cleared once it passed')
+  t.equal(checkpoints.saves.at(-1), last)
+  t.ok(log.lines.some((l) => l.level === 'error' && l.message === 'process manager keeps failing on an event; retrying until it passes'), 'said once the attempts passed maxAttempts')
+  t.notOk(log.lines.some((l) => l.message.startsWith('process manager gave up')))
+})
+
+t.test('stopping ends a pause between attempts at once', async (t) => {
+  const recording = recordingManager(() => ({ failedAt: 0, error: new Error('down') }))
+  const store = new SqliteEventStore({ file: ':memory:' })
+  t.teardown(() => store.close())
+  const supervisor = new ProcessSupervisor(store, new MemoryCheckpoints(), [recording.manager], null, {
+    logger: logger(), projectionsReached: async () => {}, retryDelayMs: 3_600_000, maxRetryDelayMs: 3_600_000,
+  })
+  await store.append('stream-1', [newEvent(1, HANDLED)], 'no_stream')
+  await supervisor.start()
+  await recording.calls(1)
+  await supervisor.stop()
+  t.same(recording.batches, [['event-1']], 'stopped during the hour-long pause (the test would time out otherwise)')
 })
 
 t.test('a manager without a batch handler handles a batch one event after the other and stops at the first failure', async (t) => {
@@ -158,4 +198,13 @@ t.test('a manager without a batch handler handles a batch one event after the ot
   const outcome = await manager.handleBatch(events, null)
   t.same(seen, ['event-1', 'event-2'], 'the event after the failure was not handled')
   t.match(outcome, { failedAt: 1, error: { message: 'refused' } })
+})
+
+t.test('a refusal is a 4xx of the service that a retry meets again; a concurrent write, a timeout or a rate limit may pass', async (t) => {
+  t.ok(isRefusal(new AppError('CREDIT_NOT_PAYABLE', 'no')))
+  t.ok(isRefusal(new AppError('NOT_FOUND', 'no')))
+  t.notOk(isRefusal(new AppError('CONCURRENCY_CONFLICT', 'changed concurrently')))
+  t.notOk(isRefusal(new AppError('TOO_MANY_REQUESTS', 'later')))
+  t.notOk(isRefusal(new AppError('INTERNAL', 'broken')))
+  t.notOk(isRefusal(new Error('SQLITE_FULL')))
 })
