@@ -109,19 +109,39 @@ interface ReportRow {
 const columnOf = (planned: PlannedColumn): Column<ReportRow> =>
   ({ name: planned.qualified, format: formats[planned.type], description: planned.description, value: (row) => planned.read(row.docs, row.environment) })
 
-/** Values a text cell writes with a leading `'` (see formatCell): compared as written, so never handed to the store. */
-const FORMULA_START = /^[=+\-@\t\r]/
+/**
+ * The stored values of a text field a filter value selects: those the cell
+ * writes as that value. A text cell writes its value, or `'` and its value
+ * (the formula guard), so only the value itself and, after a `'`, the rest of
+ * it can; formatCell says which do. Null when the store cannot be asked: the
+ * empty cell is written for an absent value too, and other formats may
+ * rewrite what the store holds.
+ */
+export const storedValuesWriting = <Row>(column: Column<Row>, written: string): string[] | null => {
+  if (column.format !== 'text' || written === '') return null
+  const candidates = written.startsWith("'") ? [written, written.slice(1)] : [written]
+  return candidates.filter((stored) => formatCell(column, stored) === written)
+}
 
-/** Filters on stored fields of the item go to the read store with the period; the others are checked on each row. */
+/**
+ * Filters on stored fields of the item go to the read store with the period,
+ * as the stored values their cells are written from; the others, and a filter
+ * with any value the store cannot be asked about (the empty cell), are checked
+ * whole on each row, so a list still keeps the union of its values.
+ */
 const storeFilter = (plan: Plan, body: Body, requestedAt: string): { filter: Filter; remaining: Plan['filters'] } => {
   const source: SourceDefinition<SourceName> = reportSources[plan.item]
   const period = periodOf(body, requestedAt)
   const filter: Filter = source.period.kind === 'day' ? daysIn(source.period.field, period) : instantsIn(source.period.field, period)
   const remaining: Plan['filters'] = []
   for (const f of plan.filters) {
-    const storable = f.source === plan.item && f.field !== undefined && !(f.field in filter) && [...f.values].every((v) => !FORMULA_START.test(v))
-    if (storable && f.field !== undefined) filter[f.field] = { $in: [...f.values] }
-    else remaining.push(f)
+    const column = columnOf(f)
+    const stored = [...f.values].map((value) => storedValuesWriting(column, value))
+    if (f.source === plan.item && f.field !== undefined && !(f.field in filter) && stored.every((values): values is string[] => values !== null)) {
+      filter[f.field] = { $in: [...new Set(stored.flat())] }
+    } else {
+      remaining.push(f)
+    }
   }
   return { filter, remaining }
 }
