@@ -16,7 +16,8 @@ export type ConfigurationInput = Partial<Omit<WebhookConfiguration, 'signingSecr
 export const resolveConfiguration = (base: WebhookConfiguration, input: ConfigurationInput, dataKey: DataKey): WebhookConfiguration => {
   const { signingSecret, ...fields } = input
   const merged = { ...base, ...fields }
-  const errors = [...validateConfiguration(merged)]
+  const signed = (signingSecret === undefined ? base.signingSecret : signingSecret) !== null
+  const errors = [...validateConfiguration(merged, { signed })]
   const secretError = signingSecretError(signingSecret)
   if (secretError !== null) errors.push(secretError)
   if (errors.length > 0) throw invalidFields(errors)

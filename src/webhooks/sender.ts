@@ -10,7 +10,7 @@ import { exchange, type Exchange, type IncomingResponse, type OutgoingRequest } 
 import { recordRequest, recordResponse, type MaskingRules } from './masking.js'
 import { isSendableHeaderValue, RenderFailure, renderWebhook, type RenderedWebhook } from './render.js'
 import { runResponseQueries } from './responseQueries.js'
-import { signatureHeaders } from './signing.js'
+import { isSignatureHeader, signatureHeaders } from './signing.js'
 import { authorization, extractToken } from './token.js'
 
 /** A configuration ready to send: the signing secret in the clear (unsealed by the caller). */
@@ -73,6 +73,15 @@ const withToken = (headers: Record<string, string>, configuration: SendableConfi
   return { ...others, [header]: value }
 }
 
+/**
+ * The rendered headers without those signing adds, in any case: validation
+ * refuses them on a signed webhook, but webhooks stored before it did, and
+ * names rendered from data, may still give one, and the receiver would get
+ * two webhook-id values and fail to verify.
+ */
+const withoutSignatureHeaders = (headers: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(Object.entries(headers).filter(([name]) => !isSignatureHeader(name)))
+
 const isSuccess = (response: IncomingResponse | null): response is IncomingResponse => response !== null && response.status >= 200 && response.status < 300
 
 interface Recorders {
@@ -115,7 +124,7 @@ export class WebhookSender {
     const secret = request.configuration.signingSecret
     if (secret === null) return rendered
     const signature = signatureHeaders(secret, request.messageId ?? request.sendId, at, rendered.request.body)
-    return { ...rendered, request: { ...rendered.request, headers: { ...rendered.request.headers, ...signature } } }
+    return { ...rendered, request: { ...rendered.request, headers: { ...withoutSignatureHeaders(rendered.request.headers), ...signature } } }
   }
 
   /**

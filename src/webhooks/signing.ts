@@ -13,7 +13,13 @@ export const signingSecretProblem = (secret: string): string | null => {
   return bytes < 24 || bytes > 64 ? `must hold 24 to 64 bytes, it holds ${bytes}` : null
 }
 
-export const signatureHeaders = (secret: string, messageId: string, at: Date, body: string): Record<string, string> => ({
+/** The headers the service adds to a signed send. */
+const signatureHeaderNames = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const
+
+/** HTTP names are case-insensitive: `Webhook-Id` given by a template would reach the receiver as a second webhook-id. */
+export const isSignatureHeader = (name: string): boolean => signatureHeaderNames.some((reserved) => reserved === name.trim().toLowerCase())
+
+export const signatureHeaders = (secret: string, messageId: string, at: Date, body: string): Record<typeof signatureHeaderNames[number], string> => ({
   'webhook-id': messageId,
   'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
   'webhook-signature': new Webhook(secret).sign(messageId, at, body),

@@ -6,7 +6,7 @@ import { TemplateExecutionError, TemplateSyntaxError } from '../templates/errors
 import { httpMethods } from './http.js'
 import { isReservedHeader, isSendableHeaderValue, parseHeaders, templateFields, type TemplateField } from './render.js'
 import { jsonPathProblem, QUERY_NAME } from './responseQueries.js'
-import { signingSecretProblem } from './signing.js'
+import { isSignatureHeader, signingSecretProblem } from './signing.js'
 
 /** A field error of a configuration; template errors carry where in the template. */
 export type ConfigurationError = FieldError & { line?: number; column?: number }
@@ -40,6 +40,18 @@ const tryRender = (field: string, source: string, render: boolean): { text: stri
   }
 }
 
+const SIGNED_BY_SERVICE = 'is set by the service on a signed webhook (Standard Webhooks)'
+
+/**
+ * Only on a signed webhook: without a secret nothing is added and a header of
+ * these names is the configuration's own. An update that adds a secret is
+ * checked as the whole result, so it is refused while the header is there.
+ */
+const signatureHeaderProblem = (headers: Record<string, string>): string | null => {
+  const named = Object.keys(headers).filter(isSignatureHeader)
+  return named.length === 0 ? null : `renders headers that cannot be sent: ${named.map((name) => `${name} ${SIGNED_BY_SERVICE} and cannot be given`).join('; ')}`
+}
+
 const urlProblem = (text: string): string | null => {
   let url: URL
   try {
@@ -57,9 +69,11 @@ const urlProblem = (text: string): string | null => {
  * template compiles, URLs render to http(s) URLs and header templates to JSON
  * objects of strings against the empty credit, the token settings are
  * complete when authEnabled, and each response query is a JSONPath.
- * `signingSecret` is checked in its plain form by the caller.
+ * `signingSecret` is checked in its plain form by the caller, which says
+ * whether the result is `signed`: then the request may not name the headers
+ * signing adds.
  */
-export const validateConfiguration = (config: Omit<WebhookConfiguration, 'signingSecret'>, prefix = 'body'): ConfigurationError[] => {
+export const validateConfiguration = (config: Omit<WebhookConfiguration, 'signingSecret'>, { signed = false, prefix = 'body' } = {}): ConfigurationError[] => {
   const errors: ConfigurationError[] = []
   const at = (field: string) => `${prefix}.${field}`
   const checked: Array<[TemplateField, 'url' | 'headers' | 'text']> = [
@@ -78,7 +92,8 @@ export const validateConfiguration = (config: Omit<WebhookConfiguration, 'signin
     }
     if (kind === 'headers') {
       const parsed = parseHeaders(rendered.text)
-      if ('problem' in parsed) errors.push({ field: at(field), message: parsed.problem })
+      const problem = 'problem' in parsed ? parsed.problem : signed && field === 'requestHeader' ? signatureHeaderProblem(parsed.headers) : null
+      if (problem !== null) errors.push({ field: at(field), message: problem })
     }
   }
   if (!config.authEnabled) {
@@ -94,6 +109,7 @@ export const validateConfiguration = (config: Omit<WebhookConfiguration, 'signin
     if (config[field].trim() !== '' && !HEADER_NAME.test(config[field].trim())) errors.push({ field: at(field), message: 'must be an HTTP header name' })
   }
   if (isReservedHeader(config.authHeader)) errors.push({ field: at('authHeader'), message: `${config.authHeader.trim()} is set by the HTTP client and cannot carry the token` })
+  if (signed && isSignatureHeader(config.authHeader)) errors.push({ field: at('authHeader'), message: `${config.authHeader.trim()} ${SIGNED_BY_SERVICE} and cannot carry the token` })
   if (!isSendableHeaderValue(config.tokenType)) errors.push({ field: at('tokenType'), message: 'has a character a header value cannot carry: only tab, space, visible ASCII and 0x80–0xFF' })
   if (config.tokenSourceKey.trim().startsWith('$')) {
     const problem = jsonPathProblem(config.tokenSourceKey.trim())
