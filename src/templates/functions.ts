@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { Decimal } from 'decimal.js'
-import { formatGoTime } from './goTime.js'
+import { formatGoTime, zoneOffsetMinutes } from './goTime.js'
 import { sprintf } from './printf.js'
 import {
   argumentTextSteps, asDecimal, asGoData, describeValue, formatValue, goTypeName, inDecimalRange, isList, isMap, isTime, kindOf, MAX_DECIMAL_EXPONENT, newMap, ownValue, textLength, textSteps, toJsonText, truth,
@@ -196,15 +196,35 @@ const indent = (count: unknown, value: string, name: string, meter: Meter, leadi
   return `${leadingNewline ? '\n' : ''}${pad}${value.replace(/\n/g, `\n${pad}`)}`
 }
 
+/** A time of the value (a number is Unix seconds), or null for an empty one; a value outside JavaScript's dates fails, it is not printed as NaN. */
 const time = (value: unknown, name: string): Date | null => {
-  if (isTime(value)) return value
   if (value === null || value === undefined || value === '') return null
-  if (typeof value === 'number') return new Date(value * 1000)
-  if (typeof value === 'string') {
-    const parsed = new Date(value)
-    if (!Number.isNaN(parsed.getTime())) return parsed
-  }
+  const parsed = isTime(value) ? value : typeof value === 'number' ? new Date(value * 1000) : typeof value === 'string' ? new Date(value) : null
+  if (parsed !== null && !Number.isNaN(parsed.getTime())) return parsed
   return fail(`${name}: cannot read ${describeValue(value)} as a time`)
+}
+
+/** The latest instant a JavaScript Date holds, in milliseconds (the earliest is its negation). */
+const MAX_DATE_MS = 8.64e15
+
+/**
+ * Whether a zone's wall clock of the time is a JavaScript Date too: it is the
+ * time shifted by the zone's offset (at most 14 hours), which near either end
+ * of the range falls outside it and would print as NaN.
+ */
+const wallClockInRange = (t: Date, zone: string): boolean => {
+  if (Math.abs(t.getTime()) <= MAX_DATE_MS - 86_400_000) return true
+  const offset = zoneOffsetMinutes(t, zone)
+  return Number.isFinite(offset) && Math.abs(t.getTime() + offset * 60_000) <= MAX_DATE_MS
+}
+
+const isTimeZone = (zone: string): boolean => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone })
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** Go's eq/lt operands: numbers and decimal strings compare as numbers; other kinds only with their own kind. */
@@ -524,11 +544,14 @@ const builtins: Record<string, TemplateFunction> = {
     const t = time(args[1], 'dateInZone')
     if (t === null) return ''
     const zone = text(args[2], meter)
+    const layout = text(args[0], meter)
     try {
-      return formatGoTime(t, text(args[0], meter), zone)
+      if (wallClockInRange(t, zone)) return formatGoTime(t, layout, zone)
     } catch (error) {
-      return fail(error instanceof RangeError ? `unknown time zone ${zone}` : String(error))
+      // The zone is asked about again only on failure (a render may call this in a loop), so that no other RangeError passes for the zone's.
+      return fail(error instanceof RangeError && !isTimeZone(zone) ? `unknown time zone ${zone}` : `dateInZone: ${String(error)}`)
     }
+    return fail(`dateInZone: cannot read ${describeValue(args[1])} as a time in ${zone}`)
   }, ZONE_STEPS),
   unixEpoch: unary('seconds since 1970 of a time', (v) => {
     const t = time(v, 'unixEpoch')
