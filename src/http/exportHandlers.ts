@@ -54,9 +54,17 @@ const unavailable = (services: Services, type: ExportType) =>
 /** Body errors answer BIND_ERROR, like the schema's own (POST /exports and its legacy twins). */
 const bindError = (errors: FieldError[]) => invalidFields(errors, 'BIND_ERROR')
 
+/** A period given at both ends must hold an instant: an empty one is a mistake the caller would only learn of from an empty file. */
+const periodErrors = (body: ExportBody): FieldError[] => {
+  const after = 'after' in body ? body.after : undefined
+  const before = 'before' in body ? body.before : undefined
+  if (after === undefined || before === undefined || Date.parse(after) < Date.parse(before)) return []
+  return [{ field: 'body.after', message: `must be earlier than body.before (${before}): the period [after, before) would be empty` }]
+}
+
 /** Report columns and filter keys must name columns of the registered sources; the data set checks what else its body must satisfy. */
 const checkBody = (services: Services, dataSet: DataSet, body: ExportBody): void => {
-  const errors: FieldError[] = []
+  const errors: FieldError[] = periodErrors(body)
   if (body.type === 'reports') {
     body.columns.forEach((column, i) => {
       if (services.exports.sources.column(column) === null) errors.push({ field: `body.columns.${i}`, message: `unknown column ${column} (see GET /v1/exports/sources?type=reports)` })

@@ -115,6 +115,9 @@ t.test('a body of the wrong shape answers 400 BIND_ERROR', async (t) => {
     ['payments with a malformed filter', await postExport(svc, { type: 'payments', filters: { minAmount: 'ten' } })],
     ['reports without columns', await postExport(svc, { type: 'reports' })],
     ['a period end in the year 10000 in UTC', await postExport(svc, { type: 'receivables', after: '2026-01-01T00:00:00Z', before: '9999-12-31T23:30:00-01:00' })],
+    ['a period that ends before it starts', await postExport(svc, { type: 'receivables', after: '2026-02-01T00:00:00Z', before: '2026-01-01T00:00:00Z' })],
+    ['a period that ends as it starts, in another offset', await postExport(svc, { type: 'installments', after: '2026-02-01T00:00:00Z', before: '2026-01-31T19:00:00-05:00' })],
+    ['a dry run of an empty period', await postExport(svc, { type: 'reports', columns: ['credits.state'], after: '2026-02-01T00:00:00Z', before: '2026-01-01T00:00:00Z' }, { url: '/v1/exports?dryRun=true' })],
   ]
   for (const [name, response] of cases) {
     t.equal(response.statusCode, 400, name)
@@ -124,6 +127,7 @@ t.test('a body of the wrong shape answers 400 BIND_ERROR', async (t) => {
   t.same(cases[7]?.[1].json().data.errors, [{ field: 'body.after', message: 'must be string' }], 'the bad field is named')
   t.same(cases[5]?.[1].json().data.errors, [{ field: 'body', message: 'the JSON body nests deeper than 64 levels' }])
   t.same(cases[12]?.[1].json().data.errors, [{ field: 'body.before', message: 'must match format "date-time"' }], 'a time past 9999 in UTC would sort below every real time')
+  t.same(cases[14]?.[1].json().data.errors, [{ field: 'body.after', message: 'must be earlier than body.before (2026-01-31T19:00:00-05:00): the period [after, before) would be empty' }])
   t.same(await svc.runtime.queries.exportJobs.list({ organizationId: svc.organizationId, types: ['receivables', 'payments', 'csv-a', 'reports'], offset: 0, limit: 10 }),
     { items: [], total: 0 }, 'no job was created')
 })
