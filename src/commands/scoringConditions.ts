@@ -1,4 +1,5 @@
 import { Environment, type ParseResult } from '@marcbachmann/cel-js'
+import { estimateConditionCost, extraStepsOf, stepsOfValue } from './scoringConditionCost.js'
 import { scoringFieldCatalogue, scoringFieldNames, type ScoringFieldKind, type ScoringFieldValues } from './scoringFields.js'
 
 /**
@@ -16,6 +17,22 @@ const environment = (() => {
 })()
 
 export const MAX_CONDITION_LENGTH = 500
+
+/**
+ * Steps a condition may cost (scoringConditionCost.ts): the parse limits bound
+ * its size, not its work, and macros nested over lists multiply. A condition
+ * whose static bound is over this is refused when the model is written; the
+ * costliest accepted ones evaluate in about 0.2 ms.
+ */
+export const CONDITION_COST_BUDGET = 10_000
+
+/**
+ * Steps one evaluation may take before it is abandoned (about 1.5 ms): conditions
+ * recorded before CONDITION_COST_BUDGET existed were never estimated, and the
+ * event log is never rewritten. Five times the estimate's budget, which bounds
+ * what an accepted condition can take, so none of those reaches it.
+ */
+export const EVALUATION_STEP_BUDGET = 5 * CONDITION_COST_BUDGET
 
 /** Functions refused in conditions: `matches` runs a caller-supplied regular expression over debtor input (catastrophic backtracking). */
 const forbiddenFunctions = new Set(['matches'])
@@ -69,8 +86,16 @@ export const checkCondition = (source: string): ConditionProblem | null => {
   const result = environment.check(source)
   if (!result.valid) return { message: firstLine(result.error?.message ?? 'invalid expression'), ...locate(source, positionOf(result.error)) }
   if (result.type !== 'bool') return { message: `must be a boolean expression, not ${result.type ?? 'unknown'}`, ...locate(source, 0) }
-  const forbidden = findForbiddenCall(environment.parse(source).ast)
+  const { ast } = environment.parse(source)
+  const forbidden = findForbiddenCall(ast)
   if (forbidden !== null) return { message: `function ${forbidden.name}() is not allowed in conditions`, ...locate(source, forbidden.position) }
+  const cost = estimateConditionCost(ast, CONDITION_COST_BUDGET)
+  if (!(cost.steps <= CONDITION_COST_BUDGET)) {
+    const message = Number.isFinite(cost.steps)
+      ? `is too costly to evaluate: up to ${cost.steps} steps, more than ${CONDITION_COST_BUDGET} (macros nested over long lists multiply their lengths)`
+      : 'is too costly to evaluate: its cost cannot be bounded'
+    return { message, ...locate(source, cost.position ?? 0) }
+  }
   return null
 }
 
@@ -104,17 +129,64 @@ const celContext = (fields: ScoringFieldValues): Record<string, unknown> => {
   return context
 }
 
+class StepBudgetExceeded extends Error {}
+/** One instance: macros catch an element's error and go on to the next, which throws again at once. */
+const budgetExceeded = new StepBudgetExceeded('evaluation step budget exceeded')
+
+/** Steps left to the evaluation under way; evaluation is synchronous, so one counter serves. */
+let stepsLeft = Infinity
+
+interface EvaluatedNode {
+  op: string
+  args: unknown
+}
+
+/**
+ * Counts steps in the environment's evaluator: cel-js evaluates every node
+ * below the root through `evaluator.run`, which is reached through the root
+ * node of a probe (the evaluator is private to the environment).
+ */
+const meterEvaluator = () => {
+  const probe = environment.parse('true')
+  const captured: { evaluator?: object } = {}
+  Object.defineProperty(probe.ast, 'evaluate', { value: (evaluator: object) => ((captured.evaluator = evaluator), true) })
+  probe({})
+  const { evaluator } = captured
+  if (evaluator === undefined) throw new Error('cel-js did not pass its evaluator to the root node')
+  const run: unknown = Reflect.get(evaluator, 'run')
+  if (typeof run !== 'function') throw new Error('cel-js evaluator has no run()')
+  Object.defineProperty(evaluator, 'run', {
+    value(this: object, node: EvaluatedNode, context: { accuValue?: unknown }) {
+      stepsLeft -= extraStepsOf(node)
+      if (stepsLeft < 0) throw budgetExceeded
+      const value: unknown = run.call(this, node, context)
+      // a macro's accumulator is returned at every iteration; its elements are charged as they are pushed
+      stepsLeft -= 1 + (value === context.accuValue ? 0 : stepsOfValue(value))
+      if (stepsLeft < 0) throw budgetExceeded
+      return value
+    },
+  })
+}
+meterEvaluator()
+
 export type ConditionOutcome = { holds: boolean; error: null } | { holds: false; error: string }
 
 /**
  * Evaluates a checked condition. One that cannot be evaluated (it needs a field
- * the debtor lacks, or a conversion fails) does not hold, and says why.
+ * the debtor lacks, a conversion fails, or it takes more than `budget` steps)
+ * does not hold, and says why.
  */
-export const evaluateCondition = (source: string, fields: ScoringFieldValues): ConditionOutcome => {
+export const evaluateCondition = (source: string, fields: ScoringFieldValues, budget = EVALUATION_STEP_BUDGET): ConditionOutcome => {
+  const exceeded = { holds: false, error: `evaluation exceeded its budget of ${budget} steps` } as const
+  stepsLeft = budget
   try {
     const value: unknown = compile(source)(celContext(fields))
+    if (stepsLeft < 0) return exceeded
     return { holds: value === true, error: null }
   } catch (error) {
+    if (stepsLeft < 0 || error instanceof StepBudgetExceeded) return exceeded
     return { holds: false, error: firstLine(error instanceof Error ? error.message : String(error)) }
+  } finally {
+    stepsLeft = Infinity
   }
 }
