@@ -1,13 +1,13 @@
 import type { CreditEvent } from '../events/credit.js'
 import { evolveCredit, initialCreditState, type CreditScore, type CreditState, type CreditStreamEvent, type CreditTerms } from '../events/creditState.js'
 import type { TaxRate } from '../events/tax.js'
-import { addMonths, dayOf, frenchSchedule, monthlyRateOf, monthlyRatePercent } from '../shared/amortization.js'
+import { addMonths, dayOf, frenchSchedule, LAST_YEAR, monthlyRateOf, monthlyRatePercent, scheduleEndsByLastYear, type Schedule } from '../shared/amortization.js'
 import { AppError, invalidFields, invalidTransition, type FieldError } from '../shared/errors.js'
 import { exact, isZero, toMoneyText } from '../shared/exactDecimal.js'
 import { deterministicId } from '../shared/ids.js'
 import { allocatePayment, applyAllocations, owedFor, totalOutstanding } from '../shared/installments.js'
 import { creditTransitions, type CreditStateName } from '../shared/lending.js'
-import { fitsMinorUnit, money, toMoneyString } from '../shared/money.js'
+import { fitsMinorUnit, MONEY_INPUT_LIMIT, money, toMoneyString, withinMoneyBound } from '../shared/money.js'
 import type { Aggregate } from './decider.js'
 import { taxApplications } from './taxation.js'
 
@@ -57,12 +57,37 @@ const requestErrors = (command: Extract<CreditCommand, { type: 'RequestCredit' }
   if (!fitsMinorUnit(principal, currency)) errors.push({ field: 'body.principal', message: `has more decimals than ${currency} allows` })
   else if (money(principal).lessThan(bounds.principalMin) || money(principal).greaterThan(bounds.principalMax)) {
     errors.push({ field: 'body.principal', message: `must be between ${bounds.principalMin} and ${bounds.principalMax}` })
+  } else if (!withinMoneyBound(principal)) {
+    // The default of a line recorded before the money bound, whose own bounds may allow more.
+    errors.push({ field: 'body.principal', message: `must be below ${money(MONEY_INPUT_LIMIT).toFixed()}` })
   }
-  if (term < bounds.timeMin || term > bounds.timeMax) errors.push({ field: 'body.term', message: `must be between ${bounds.timeMin} and ${bounds.timeMax} months` })
-  if (command.requestedFirstDueDate !== null && command.requestedFirstDueDate <= dayOf(command.now)) {
+  const termOk = term >= bounds.timeMin && term <= bounds.timeMax
+  if (!termOk) errors.push({ field: 'body.term', message: `must be between ${bounds.timeMin} and ${bounds.timeMax} months` })
+  const requested = command.requestedFirstDueDate
+  if (requested !== null && requested <= dayOf(command.now)) {
     errors.push({ field: 'body.firstDueDate', message: 'must be after the request date' })
+  } else if (requested !== null && termOk && !scheduleEndsByLastYear(requested, term)) {
+    errors.push({ field: 'body.firstDueDate', message: `must leave the last of ${term} monthly installments on or before ${LAST_YEAR}-12-31` })
   }
   return errors
+}
+
+/**
+ * Every installment must owe something: a level payment that rounds to 0 in
+ * the minor unit (100 JPY over 480 months), or one rounded up so far that the
+ * principal is paid off early, leaves installments of 0 that read as paid
+ * before any payment.
+ */
+const scheduleErrors = (command: Extract<CreditCommand, { type: 'RequestCredit' }>, schedule: Schedule): FieldError[] => {
+  const zeros = schedule.installments.filter((i) => money(i.amount).isZero()).length
+  if (money(schedule.installmentAmount).isFinite() && zeros === 0) return []
+  const { principal, term, currency } = command
+  const why = `${principal} ${currency} over ${term} months leaves ${zeros} installments of 0 ${currency} (level payment ${schedule.installmentAmount}); `
+    + 'every installment must owe something'
+  return [
+    { field: 'body.principal', message: `is too small for the term: ${why}` },
+    { field: 'body.term', message: `is too long for the principal: ${why}` },
+  ]
 }
 
 /** First due date at disbursement: the requested one when it is still ahead, else one month after disbursement. */
@@ -79,6 +104,8 @@ const decideRequest = (command: Extract<CreditCommand, { type: 'RequestCredit' }
     principal: command.principal, term: command.term, monthlyRate: monthlyRateOf(command.rate, command.rateType), currency: command.currency,
     firstDueDate: firstDueDateAt(command.requestedFirstDueDate, command.now),
   })
+  const unpayable = scheduleErrors(command, schedule)
+  if (unpayable.length > 0) throw invalidFields(unpayable)
   return [{ type: 'CreditRequested', data: {
     creditId: command.creditId, organizationId: command.organizationId, creditLineId: command.creditLineId, creditLineName: command.creditLineName,
     debtorId: command.debtorId, principal: toMoneyString(command.principal, command.currency), term: command.term, rate: command.rate,
@@ -100,6 +127,11 @@ const decideDisbursement = (command: Extract<CreditCommand, { type: 'DisburseCre
     if (command.now > expires) throw new AppError('APPROVAL_EXPIRED', `the approval expired at ${expires}; cancel the credit and request it again`, { expiredAt: expires })
   }
   const first = firstDueDateAt(state.requestedFirstDueDate, command.now)
+  if (!scheduleEndsByLastYear(first, state.installments.length)) {
+    // Only a credit requested before such first due dates were refused gets here.
+    throw new AppError('CONFLICT', `the last installment would fall after ${LAST_YEAR}-12-31 (first due date ${first}, ${state.installments.length} months); `
+      + 'cancel the credit and request it again with an earlier firstDueDate', { firstDueDate: first, term: state.installments.length })
+  }
   const installments = state.installments.map((i) => ({ installmentId: i.installmentId, number: i.number, dueDate: addMonths(first, i.number - 1) }))
   return [{ type: 'CreditDisbursed', data: {
     creditId: state.creditId, organizationId: state.organizationId, creditLineId: state.creditLineId, debtorId: state.debtorId,

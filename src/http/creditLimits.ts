@@ -7,7 +7,7 @@ import type { Services } from '../services.js'
 import { AppError, invalidFields, notFound } from '../shared/errors.js'
 import { toMoneyString } from '../shared/money.js'
 import { commandContext, organizationOf } from './context.js'
-import { failures, MoneyString, OrganizationHeaders, Timestamp, Uuid } from './schemas.js'
+import { failures, MoneyInput, MoneyString, OrganizationHeaders, Timestamp, Uuid } from './schemas.js'
 
 const Status = Type.Enum(['active', 'inactive', 'expired'])
 const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code' })
@@ -106,7 +106,7 @@ export const creditLimitRoutes: FastifyPluginAsyncTypebox<{ services: Services }
       headers: OrganizationHeaders,
       body: Type.Object({
         debtorId: Type.String({ format: 'uuid', description: 'a profile of the organization' }),
-        maxAmount: Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', maxLength: 40, description: 'decimal string, greater than zero' }),
+        maxAmount: MoneyInput('decimal string, greater than zero'),
         currency: Currency,
         expirationDate: DateOnly,
       }, { additionalProperties: false }),
@@ -139,7 +139,7 @@ export const creditLimitRoutes: FastifyPluginAsyncTypebox<{ services: Services }
       params: IdParams,
       body: Type.Object({
         status: Type.Optional(Type.Enum(['active', 'inactive'])),
-        maxAmount: Type.Optional(Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', maxLength: 40 })),
+        maxAmount: Type.Optional(MoneyInput('decimal string, greater than zero')),
         expirationDate: Type.Optional(DateOnly),
       }, { additionalProperties: false, minProperties: 1 }),
       response: { 200: One, ...failures(400, 401, 403, 404, 409) },

@@ -8,8 +8,9 @@ import { AppError, notFound } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
 import { MAX_TERM_MONTHS, paymentProviderNames, rateTypes } from '../shared/lending.js'
 import { commandContext, organizationOf } from './context.js'
-import { failures, OrganizationHeaders, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
+import { failures, MoneyInput, OrganizationHeaders, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 
+/** An amount of a line as answered (lines recorded before the money bound keep their amounts). */
 export const PositiveDecimal = Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', description: 'decimal string', examples: ['1500000.00'] })
 export const Months = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_TERM_MONTHS, description: `${description}, in months` })
 export const MethodGroups = (description: string) =>
@@ -21,19 +22,27 @@ export const Jurisdiction = Type.Object({ code: Type.String({ minLength: 1, maxL
 
 const RATE_DESCRIPTION = 'a percentage per year, e.g. "24.5"; FIXED: effective annual rate (E.A.), FIXED_NOMINAL: nominal annual rate paid monthly (N.M.V.)'
 
+/**
+ * Ten decimals are more than any published rate carries, and keep the
+ * smallest rate (10^-10 % a year) far above the monthly rate the schedule
+ * takes as zero; six integer digits keep a schedule's figures inside the
+ * precision money is computed with (src/shared/money.ts).
+ */
+const Rate = Type.String({ pattern: '^[0-9]{1,6}(\\.[0-9]{1,10})?$', description: `${RATE_DESCRIPTION}; at most 6 integer digits and 10 decimals` })
+
 /** The body fields of a credit line; defaults only on creation (PATCH takes any subset and fills nothing in). */
 const lineFields = (creating: boolean) => {
   const withDefault = <T extends object>(value: unknown, options: T) => (creating ? { ...options, default: value } : options)
   return {
     name: Type.String({ minLength: 1, maxLength: 200 }),
     description: Type.Optional(Type.String(withDefault('', { maxLength: 2000 }))),
-    principalMin: PositiveDecimal,
-    principalMax: PositiveDecimal,
-    principalDefault: PositiveDecimal,
+    principalMin: MoneyInput(),
+    principalMax: MoneyInput(),
+    principalDefault: MoneyInput(),
     timeMin: Months('shortest term'),
     timeMax: Months('longest term'),
     timeDefault: Months('default term'),
-    rate: Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', description: RATE_DESCRIPTION }),
+    rate: Rate,
     rateType: Type.Optional(Type.Enum(rateTypes, withDefault('FIXED', { description: 'how `rate` is read; both are fixed for the life of a credit' }))),
     entityConfigID: Type.Optional(Type.String({
       format: 'uuid', description: 'configuration the line belongs to: the organization\'s own (its default configuration, also the default); any other is refused',

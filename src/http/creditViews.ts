@@ -7,7 +7,11 @@ import { toMoneyString } from '../shared/money.js'
 import { MoneyString, Timestamp, Uuid } from './schemas.js'
 
 const Day = Type.String({ format: 'date', description: 'YYYY-MM-DD' })
-const NullableDay = Type.Union([Day, Type.Null()])
+/**
+ * Not a union: the serializer checks each branch of one against its format, and a credit an earlier
+ * release disbursed may carry due dates past year 9999 (`10000-05-30`), which it must still show as recorded.
+ */
+const NullableDay = Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date', description: 'YYYY-MM-DD, or null' })
 const NullableTimestamp = Type.Union([Timestamp, Type.Null()])
 const NullableText = Type.Union([Type.String(), Type.Null()])
 

@@ -12,7 +12,7 @@ import { newId } from '../shared/ids.js'
 import { creditStates } from '../shared/lending.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
 import { Credit, CreditSummary, creditSummaryView, creditView, Installment, installmentView } from './creditViews.js'
-import { failures, OrganizationHeaders, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
+import { failures, MoneyInput, OrganizationHeaders, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 
 const CreditParams = Type.Object({ creditid: Uuid })
 const One = Type.Object({ status: Type.Literal('success'), data: Type.Object({ credit: Credit }) })
@@ -64,9 +64,9 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       body: Type.Object({
         creditLineId: Uuid,
         debtorId: Uuid,
-        principal: Type.Optional(Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', description: 'decimal string; default: the line\'s principalDefault' })),
+        principal: Type.Optional(MoneyInput('decimal string; default: the line\'s principalDefault')),
         term: Type.Optional(Type.Integer({ minimum: 1, description: 'months; default: the line\'s timeDefault' })),
-        firstDueDate: Type.Optional(Type.String({ format: 'date', description: 'YYYY-MM-DD, after today' })),
+        firstDueDate: Type.Optional(Type.String({ format: 'date', description: 'YYYY-MM-DD, after today; the last installment must fall by 9999-12-31' })),
       }, { additionalProperties: false }),
       response: { 201: One, ...failures(400, 401, 403, 409) },
     },

@@ -10,7 +10,7 @@ import { isOrderTarget } from '../shared/installments.js'
 import { orderStatuses, paymentProviderNames, ZERO_INSTALLMENT } from '../shared/lending.js'
 import { money } from '../shared/money.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
-import { failures, MoneyString, OrganizationHeaders, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
+import { failures, MoneyInput, MoneyString, OrganizationHeaders, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 
 const InstallmentRef = Type.String({
   pattern: `^(${ZERO_INSTALLMENT}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$`,
@@ -18,7 +18,6 @@ const InstallmentRef = Type.String({
 })
 const InstallmentParams = Type.Object({ creditid: Uuid, installmentid: InstallmentRef })
 const OrderParams = Type.Object({ creditid: Uuid, installmentid: InstallmentRef, orderid: Uuid })
-const Decimal = (description: string) => Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', description })
 
 const STATUSES = 'Statuses: `pending` (created; a `manual` order waits here for approval) → `processing` (a gateway provider took it) → ' +
   '`completed` (approved through the API or by the provider; the payment is then applied to the credit) or `failed` (rejected through the API, ' +
@@ -134,13 +133,13 @@ export const payableRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       headers: OrganizationHeaders,
       params: InstallmentParams,
       body: Type.Object({
-        Amount: Type.Optional(Decimal('positive decimal string within the currency\'s minor unit')),
+        Amount: Type.Optional(MoneyInput('positive decimal string within the currency\'s minor unit')),
         Provider: Type.Optional(Type.Enum(paymentProviderNames)),
         Date: Type.Optional(Type.String({ format: 'date-time', description: 'value date of the payment; default: now' })),
         OverrideMethod: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'one of the line\'s gatewayMethods' })),
         Key: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'idempotency key, unique per credit' })),
         GatewayOption: Type.Optional(Type.String({ maxLength: 100 })),
-        CollectionCosts: Type.Optional(Decimal('collection costs charged on top of Amount; default 0')),
+        CollectionCosts: Type.Optional(MoneyInput('collection costs charged on top of Amount; default 0')),
       }, { additionalProperties: false }),
       response: {
         201: Type.Object({ order: OrderCreated }, { description: 'created' }),

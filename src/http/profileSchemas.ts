@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { allProfileFileFields } from '../events/profile.js'
+import { MONEY_INPUT_PATTERN } from '../shared/money.js'
 import { CitySchema } from './cities.js'
 import { Timestamp, Uuid } from './schemas.js'
 
@@ -13,7 +14,7 @@ const Day = Type.String({ format: 'date', description: 'YYYY-MM-DD, not in the f
 const Email = Type.String({ format: 'email', maxLength: 254 })
 const Phone = Type.String({ pattern: '^\\+?[0-9]{7,15}$', description: 'digits with an optional leading +, e.g. +573001234567' })
 const CityId = Type.String({ format: 'uuid', description: 'id of a city of GET /cities' })
-const Amount = Type.String({ pattern: '^[0-9]{1,15}(\\.[0-9]{1,4})?$', description: 'non-negative decimal string', examples: ['4500000.00'] })
+const Amount = Type.String({ pattern: MONEY_INPUT_PATTERN, description: 'non-negative decimal string', examples: ['4500000.00'] })
 
 const naturalFields = {
   firstName: Name,

@@ -1,8 +1,19 @@
 import { Type, type TSchema } from 'typebox'
+import { MONEY_INPUT_LIMIT, MONEY_INPUT_PATTERN } from '../shared/money.js'
 
 export const Uuid = Type.String({ format: 'uuid', description: 'UUID' })
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp' })
 export const MoneyString = Type.String({ pattern: '^-?[0-9]+(\\.[0-9]+)?$', description: 'decimal string', examples: ['1500000.00'] })
+
+/**
+ * An amount in a request body: a non-negative decimal string under 10^15 with at most 4 decimals
+ * (src/shared/money.ts). Answers use MoneyString: amounts recorded before the bound are shown as they are.
+ */
+export const MoneyInput = (description = 'decimal string') =>
+  Type.String({ pattern: MONEY_INPUT_PATTERN, description: `${description}; at most 15 integer digits and 4 decimals`, examples: ['1500000.00'] })
+
+/** An amount a request gives as a JSON number (taxes): non-negative and under 10^15. */
+export const MoneyNumberInput = (description: string) => Type.Number({ minimum: 0, exclusiveMaximum: MONEY_INPUT_LIMIT, description })
 
 /** `{status:'fail', data:{code, message, ...}}`: every 4xx. */
 export const FailEnvelope = Type.Object({

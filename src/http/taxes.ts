@@ -10,12 +10,12 @@ import { newId } from '../shared/ids.js'
 import { money } from '../shared/money.js'
 import { commandContext, organizationOf } from './context.js'
 import { documentListResponses } from './responseCache.js'
-import { failures, OrganizationHeaders, Timestamp, Uuid } from './schemas.js'
+import { failures, MoneyNumberInput, OrganizationHeaders, Timestamp, Uuid } from './schemas.js'
 
 const TaxType = Type.Enum(taxTypes)
 const AppliesTo = Type.Array(Type.Enum(taxBases), { minItems: 1, uniqueItems: true, description: 'a non-empty subset of CREDIT, FEE, PAYMENT' })
 const Percentage = Type.Number({ minimum: 0, maximum: 100, description: 'between 0 and 100, up to 4 decimal places' })
-const MinimumAmount = Type.Number({ minimum: 0, description: 'smallest base the tax applies to, up to 4 decimal places' })
+const MinimumAmount = MoneyNumberInput('smallest base the tax applies to, below 10^15, up to 4 decimal places')
 
 export const Tax = Type.Object({
   id: Uuid,

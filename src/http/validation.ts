@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import formats from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
+import { LAST_YEAR } from '../shared/amortization.js'
 
 const common: Options = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false }
 
@@ -19,7 +20,7 @@ const isUsableDateTime = (text: string): boolean => {
   const time = Date.parse(text)
   if (!Number.isFinite(time)) return false
   const year = new Date(time).getUTCFullYear()
-  return year >= 0 && year <= 9999
+  return year >= 0 && year <= LAST_YEAR
 }
 
 const withFormats = (ajv: Ajv): Ajv => {

@@ -1,6 +1,6 @@
 import type { Decimal } from 'decimal.js'
 import type { RateType } from './lending.js'
-import { money, roundToMinorUnit, toMoneyString } from './money.js'
+import { money, Money, roundToMinorUnit, toMoneyString } from './money.js'
 
 /** One row of a schedule, money as decimal strings in the currency's minor unit. */
 export interface ScheduledInstallment {
@@ -41,6 +41,19 @@ export const monthlyRatePercent = (rate: string, rateType: RateType): string =>
 
 const pad = (n: number) => String(n).padStart(2, '0')
 
+/**
+ * The last year the service writes or reads: its dates are YYYY-MM-DD, and
+ * JavaScript writes a later year with five digits (`10000-01-31`,
+ * `+010000-…`), text that neither parses as a date nor sorts after 9999.
+ */
+export const LAST_YEAR = 9999
+
+/** Whether the last installment of a monthly schedule of `term` months from `firstDueDate` (YYYY-MM-DD) falls on or before 9999-12-31. */
+export const scheduleEndsByLastYear = (firstDueDate: string, term: number): boolean => {
+  const [year = Number.NaN, month = Number.NaN] = firstDueDate.split('-').map(Number)
+  return year * 12 + (month - 1) + (term - 1) <= LAST_YEAR * 12 + 11
+}
+
 /** `date` (YYYY-MM-DD) plus `months`, clamped to the end of shorter months (Jan 31 + 1 → Feb 28/29). */
 export const addMonths = (date: string, months: number): string => {
   const [y, m, d] = date.split('-').map(Number)
@@ -57,9 +70,45 @@ export const dayOf = (instant: string | Date): string => new Date(instant).toISO
 export const dueDates = (firstDueDate: string, term: number): string[] =>
   Array.from({ length: term }, (_, k) => addMonths(firstDueDate, k))
 
-/** Whole days `dueDate` lies before `today` (both YYYY-MM-DD); 0 when not yet due. */
-export const daysPastDue = (dueDate: string, today: string): number =>
-  Math.max(0, Math.round((Date.parse(`${today}T00:00:00Z`) - Date.parse(`${dueDate}T00:00:00Z`)) / 86_400_000))
+/**
+ * Whole days `dueDate` lies before `today` (both YYYY-MM-DD); 0 when not yet due.
+ * A due date that does not parse is 0 too: the only ones a log can hold are
+ * the five-digit years written before such schedules were refused, which no
+ * day the service reaches is past.
+ */
+export const daysPastDue = (dueDate: string, today: string): number => {
+  const days = Math.round((Date.parse(`${today}T00:00:00Z`) - Date.parse(`${dueDate}T00:00:00Z`)) / 86_400_000)
+  return Number.isFinite(days) && days > 0 ? days : 0
+}
+
+/**
+ * A monthly rate below this gives the zero-rate schedule to the minor unit,
+ * so it is taken as zero (and the annuity factor never needs more than 70
+ * digits). On a principal under 10^15 (the money bound) each period's
+ * interest is under 10^-15 and rounds to 0, and the level payment exceeds P/n
+ * by under 10^-15, while P/n (P with at most 4 decimals, n ≤ 480) is either
+ * on a rounding tie, which half-up rounds the same way, or at least
+ * 1/(2·480·10^4) ≈ 10^-7 away from one.
+ */
+const NEGLIGIBLE_MONTHLY_RATE = money('1e-30')
+
+const constructors = new Map<number, typeof Money>()
+
+/**
+ * 1 − (1 + i)^−n, which is about n·i: at a fixed precision a small i cancels
+ * away (at 40 digits 1 + 10^−41 is 1, and P·i/0 is Infinity; well before that
+ * the factor keeps only a few right digits), so it is computed with as many
+ * more digits as i has leading zeros.
+ */
+const annuityFactor = (i: Decimal, term: number): Decimal => {
+  const precision = Money.precision + Math.max(0, -i.e)
+  let Exact = constructors.get(precision)
+  if (Exact === undefined) {
+    Exact = Money.clone({ precision })
+    constructors.set(precision, Exact)
+  }
+  return money(new Exact(1).minus(new Exact(i).plus(1).pow(-term)))
+}
 
 /**
  * French (equal-payment) amortization over monthly periods. The level payment
@@ -67,7 +116,8 @@ export const daysPastDue = (dueDate: string, today: string): number =>
  * period's interest is the running balance times i, rounded the same way; the
  * principal part is the payment minus that interest, and the last installment
  * takes whatever balance is left, so the principal parts add up to the
- * principal exactly. A zero rate gives P/n per period.
+ * principal exactly. A zero rate, or one too small to show in money, gives
+ * P/n per period.
  */
 export const frenchSchedule = (input: {
   principal: string
@@ -76,12 +126,11 @@ export const frenchSchedule = (input: {
   currency: string
   firstDueDate: string
 }): Schedule => {
-  const { term, monthlyRate: i, currency } = input
+  const { term, currency } = input
   const principal = money(input.principal)
+  const i = input.monthlyRate.lessThan(NEGLIGIBLE_MONTHLY_RATE) ? money(0) : input.monthlyRate
   const round = (value: Decimal) => roundToMinorUnit(value, currency)
-  const payment = i.isZero()
-    ? round(principal.div(term))
-    : round(principal.mul(i).div(money(1).minus(i.plus(1).pow(-term))))
+  const payment = round(i.isZero() ? principal.div(term) : principal.mul(i).div(annuityFactor(i, term)))
   const dates = dueDates(input.firstDueDate, term)
   const installments: ScheduledInstallment[] = []
   let balance = principal

@@ -9,6 +9,25 @@ export const DECIMAL_PATTERN = '^-?[0-9]+(\\.[0-9]+)?$'
 export const NON_NEGATIVE_DECIMAL_PATTERN = '^[0-9]+(\\.[0-9]+)?$'
 
 /**
+ * The bound of every amount a request carries: at most 15 integer digits and
+ * 4 decimals (the longest ISO 4217 minor unit), as profiles' amounts always
+ * were (10^15 COP is about 250 billion US dollars, 10^15 JPY 6 trillion).
+ * So an input has at most 19 significant digits, and what the service
+ * computes from it stays far inside the 40 digits of Money: a schedule's
+ * figures at the highest rate a line takes (999999.9999999999 % a year, about
+ * 834 a month) stay under 10^21 over 480 months, a tax is a 19-digit amount
+ * times a 7-digit percentage. Sums and differences of amounts are exact, and
+ * products round 15 digits and more below the smallest minor unit.
+ */
+export const MONEY_INPUT_PATTERN = '^[0-9]{1,15}(\\.[0-9]{1,4})?$'
+
+/** Every money input is below this (10^15); for JSON numbers, which a pattern cannot bound. */
+export const MONEY_INPUT_LIMIT = 1e15
+
+/** Whether an amount is below the money input bound (one recorded before the bound may not be). */
+export const withinMoneyBound = (value: Decimal.Value): boolean => new Money(value).abs().lessThan(MONEY_INPUT_LIMIT)
+
+/**
  * ISO 4217 codes that are not money a credit can be lent in: precious metals,
  * bond-market units, the SDR and ADB unit, the testing code and "no currency".
  */

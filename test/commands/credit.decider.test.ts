@@ -1,6 +1,7 @@
 import t from 'tap'
 import { creditAggregate, type CreditCommand } from '../../src/commands/credit.js'
 import type { CreditStreamEvent as CreditEvent } from '../../src/events/creditState.js'
+import { AppError } from '../../src/shared/errors.js'
 import { creditStates, creditTransitions, type CreditStateName } from '../../src/shared/lending.js'
 import { scenario } from '../helpers/deciders.js'
 import { refusedAsInvalidTransition } from '../helpers/transitions.js'
@@ -151,4 +152,65 @@ t.test('taxes on CREDIT apply to the principal at disbursement, recorded with it
   t.match(events[1]?.data, { taxId: 'stamp', name: 'Timbre', type: 'OTHER', appliesTo: 'CREDIT', subjectId: 'c1', base: '1000000.00', amount: '5000.00', appliedAt: later })
   const state = credit.given(...approved, ...events).state
   t.same([state.status, state.taxes.map((tax) => tax.amount)], ['Desembolsado', ['5000.00']])
+})
+
+/** The fields a refused request names, and their messages. */
+const refusedFields = (command: CreditCommand, events: CreditEvent[] = []): Array<{ field: string; message: string }> => {
+  try {
+    creditAggregate.decide(command, credit.given(...events).state)
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'VALIDATION_ERROR') return error.details['errors'] as Array<{ field: string; message: string }>
+    throw error
+  }
+  throw new Error('the request was not refused')
+}
+
+t.test('a first due date whose last installment would fall after 9999-12-31 is refused on body.firstDueDate', async (t) => {
+  const far = { ...request, term: 12, bounds: { ...request.bounds, timeMax: 480 } }
+  const refused = refusedFields({ ...far, requestedFirstDueDate: '9999-06-30' })
+  t.same(refused.map((e) => e.field), ['body.firstDueDate'])
+  t.match(refused[0]?.message, /on or before 9999-12-31/)
+  t.same(refusedFields({ ...far, term: 480, requestedFirstDueDate: '9980-01-31' }).map((e) => e.field), ['body.firstDueDate'], '480 months from 9980 pass 9999')
+  const last = decide([], { ...far, requestedFirstDueDate: '9999-01-31' })[0]
+  if (last?.type !== 'CreditRequested') throw new Error('expected CreditRequested')
+  t.equal(last.data.installments.at(-1)?.dueDate, '9999-12-31', 'a schedule ending on 9999-12-31 is taken')
+  t.same(refusedFields({ ...request, term: 13, requestedFirstDueDate: '9999-06-30' }).map((e) => e.field), ['body.term'],
+    'a term outside the line\'s bounds is the error, not the date')
+})
+
+t.test('a credit requested before far first due dates were refused cannot be disbursed past 9999-12-31: 409, nothing appended', async (t) => {
+  const first = decide([], { ...request, term: 12, requestedFirstDueDate: '9999-01-31' })[0]
+  if (first?.type !== 'CreditRequested') throw new Error('expected CreditRequested')
+  const approval = decide([first], { type: 'ApproveCredit', by: 'u1', now })
+  const requestedFor = (requestedFirstDueDate: string): CreditEvent[] => [{ ...first, data: { ...first.data, requestedFirstDueDate } }, ...approval]
+  const disburse: CreditCommand = { type: 'DisburseCredit', method: 'bank_transfer', reference: '', allowedMethods: [], taxes: [], by: 'u1', now: later }
+  credit.given(...requestedFor('9999-06-30')).when(disburse).thenRefused(t, 'CONFLICT')
+  t.match(decide(requestedFor('9999-01-31'), disburse)[0]?.data, { firstDueDate: '9999-01-31', maturityDate: '9999-12-31' }, 'twelve months from 9999-01-31 still fit')
+})
+
+t.test('a schedule with installments of 0 is refused on body.principal and body.term', async (t) => {
+  const yen = { ...request, currency: 'JPY', rate: '0', rateType: 'FIXED' as const, bounds: { principalMin: '1', principalMax: '1000000', timeMin: 1, timeMax: 480 } }
+  const roundsToZero = refusedFields({ ...yen, principal: '100', term: 480 })
+  t.same(roundsToZero.map((e) => e.field), ['body.principal', 'body.term'], '100 JPY over 480 months: the level payment rounds to 0')
+  t.match(roundsToZero[0]?.message, /100 JPY over 480 months leaves 479 installments of 0 JPY \(level payment 0\)/)
+  t.same(refusedFields({ ...yen, principal: '300', term: 480 }).map((e) => e.field), ['body.principal', 'body.term'],
+    '300 JPY over 480 months: a payment rounded up to 1 pays the principal off in 300 months, leaving 180 installments of 0')
+  const smallest = decide([], { ...yen, principal: '480', term: 480 })[0]
+  if (smallest?.type !== 'CreditRequested') throw new Error('expected CreditRequested')
+  t.ok(smallest.data.installments.every((i) => i.amount === '1'), '480 JPY over 480 months is 480 installments of 1')
+})
+
+t.test('a tiny positive rate is the zero-rate schedule, not an Infinity payment', async (t) => {
+  const events = decide([], { ...request, rate: '0.0000000000000000000000000000000000000000001', principal: '1000000', term: 3 })
+  if (events[0]?.type !== 'CreditRequested') throw new Error('expected CreditRequested')
+  t.match(events[0].data, { installmentAmount: '333333.33', totalInterest: '0.00', totalAmount: '1000000.00' })
+  t.same(events[0].data.installments.map((i) => i.amount), ['333333.33', '333333.33', '333333.34'])
+})
+
+t.test('a principal above the money bound is refused even when a line recorded before the bound allows it', async (t) => {
+  const huge = { ...request, principal: '1000000000000000.00', bounds: { ...request.bounds, principalMax: '1' + '0'.repeat(60) } }
+  const refused = refusedFields(huge)
+  t.same(refused.map((e) => e.field), ['body.principal'])
+  t.match(refused[0]?.message, /below 1000000000000000/)
+  t.equal(decide([], { ...huge, principal: '999999999999999.99' })[0]?.type, 'CreditRequested', 'just below it is taken')
 })

@@ -1,6 +1,10 @@
 import t from 'tap'
+import { creditAggregate } from '../../src/commands/credit.js'
+import { creditLineAggregate } from '../../src/commands/creditLine.js'
 import { profileAggregate } from '../../src/commands/profile.js'
+import { addMonths } from '../../src/shared/amortization.js'
 import { ManualClock } from '../../src/shared/clock.js'
+import { newId } from '../../src/shared/ids.js'
 import { createTestApp } from '../helpers/app.js'
 import { createDebtor, createOrganization, lending, memberToken } from '../helpers/lending.js'
 
@@ -186,4 +190,99 @@ t.test('another organization\'s credit is not found, whatever the route; readers
   const analyst = await memberToken(svc, svc.organizationId, 'analyst')
   t.equal((await l.call('GET', `/v1/credits/${credit.ID}`, undefined, analyst)).statusCode, 200)
   t.equal((await l.call('POST', `/v1/credits/${credit.ID}/cancel`, { reason: 'x' }, analyst)).statusCode, 403)
+})
+
+t.test('a first due date whose schedule would end after 9999-12-31 is refused with 400 on body.firstDueDate; one ending on it works', async (t) => {
+  const svc = await createTestApp(t, { config: { processesEnabled: false } })
+  const l = await lending(svc)
+  const creditLineId = await l.createLine()
+  const debtorId = await createDebtor(svc.runtime, svc.organizationId)
+  const far = await l.call('POST', '/v1/credits', { creditLineId, debtorId, firstDueDate: '9999-06-30', term: 12 })
+  t.equal(far.statusCode, 400)
+  t.match(far.json().data, { code: 'VALIDATION_ERROR', errors: [{ field: 'body.firstDueDate', message: /on or before 9999-12-31/ }] })
+  const last = await l.disbursedCredit({ creditLineId, firstDueDate: '9999-01-31', term: 12 })
+  t.equal((last as unknown as { maturityDate: string }).maturityDate, '9999-12-31')
+  t.equal((await l.call('GET', '/v1/credits')).statusCode, 200)
+})
+
+t.test('a credit an earlier release disbursed with due dates past year 9999 still reads, never past due', async (t) => {
+  const svc = await createTestApp(t, { config: { processesEnabled: false } })
+  const l = await lending(svc)
+  const creditLineId = await l.createLine()
+  const debtorId = await createDebtor(svc.runtime, svc.organizationId)
+  const requested = await l.requestCredit({ creditLineId, debtorId, firstDueDate: '9999-01-31', term: 12 })
+  t.equal((await l.call('POST', `/v1/credits/${requested.ID}/approve`)).statusCode, 200)
+  // What disbursement recorded before such dates were refused: due dates from a first due date of 9999-06-30, five-digit years after 9999-12.
+  const dates = Array.from({ length: 12 }, (_, k) => addMonths('9999-06-30', k))
+  t.equal(dates.at(-1), '10000-05-30')
+  const { revision } = await svc.runtime.commands.load(creditAggregate, requested.ID)
+  const disbursedAt = svc.runtime.clock.now().toISOString()
+  const result = await svc.runtime.commands.appendRaw(`credit-${requested.ID}`, [{ type: 'CreditDisbursed', data: {
+    creditId: requested.ID, organizationId: svc.organizationId, creditLineId, debtorId, principal: '1000000.00', currency: 'COP', method: 'bank_transfer',
+    reference: '', firstDueDate: '9999-06-30', maturityDate: '10000-05-30', disbursedBy: 'test', disbursedAt,
+    installments: requested.installments.map((i) => ({ installmentId: i.ID, number: i.number, dueDate: dates[i.number - 1] ?? '' })),
+  } }], revision, { organizationId: svc.organizationId, actorId: 'test', correlationId: newId() })
+  await svc.runtime.settle(result.position)
+  for (const url of [`/v1/credits/${requested.ID}`, `/v1/credits/${requested.ID}?asOf=${new Date(Date.now() + DAY).toISOString()}`]) {
+    const read = await l.call('GET', url)
+    t.equal(read.statusCode, 200, url)
+    const credit = read.json().data.credit
+    t.match(credit, { state: 'Desembolsado', daysPastDue: 0, maturityDate: '10000-05-30' }, url)
+    t.same(credit.installments.map((i: { dueDate: string; daysPastDue: number }) => [i.dueDate, i.daysPastDue]).slice(-2),
+      [['10000-04-30', 0], ['10000-05-30', 0]], 'the dates as recorded, not yet due')
+  }
+  t.equal((await l.call('GET', `/v1/credits/${requested.ID}/installments`)).statusCode, 200)
+  const list = await l.call('GET', '/v1/credits')
+  t.equal(list.statusCode, 200, 'the organization\'s list still answers')
+  t.equal(list.json().data[0].daysPastDue, 0)
+})
+
+t.test('a line rate recorded before rates were bounded, too small for 40 digits, gives the zero-rate schedule, not Infinity', async (t) => {
+  const svc = await createTestApp(t, { config: { processesEnabled: false } })
+  const l = await lending(svc)
+  const creditLineId = await l.createLine({ rateType: 'FIXED_NOMINAL' })
+  const refused = await l.call('PATCH', `/v1/credit-lines/${creditLineId}`, { rate: '0.0000000000000000000000000000000000000000001' })
+  t.equal(refused.statusCode, 400, 'new rates carry at most 10 decimals')
+  t.match(refused.json().data.errors, [{ field: 'body.rate' }])
+  const result = await svc.runtime.commands.execute(creditLineAggregate, creditLineId, {
+    type: 'UpdateCreditLine', changes: { rate: '0.0000000000000000000000000000000000000000001' }, now: svc.runtime.clock.now().toISOString(),
+  }, { organizationId: svc.organizationId, actorId: 'test', correlationId: newId() })
+  await svc.runtime.settle(result.position)
+  const credit = await l.requestCredit({ creditLineId, debtorId: await createDebtor(svc.runtime, svc.organizationId) })
+  t.match(credit, { installmentAmount: '83333.33', totalInterest: '0.00', balances: { outstandingTotal: '1000000.00' } })
+  t.same((credit.installments as Array<{ amount: string }>).map((i) => i.amount).slice(0, 2), ['83333.33', '83333.33'])
+  t.equal((await l.call('GET', '/v1/credits')).json().data[0].installmentAmount, '83333.33')
+})
+
+t.test('a credit whose installments would round to 0 is refused with 400 on body.principal and body.term', async (t) => {
+  const svc = await createTestApp(t, { config: { processesEnabled: false } })
+  const l = await lending(svc)
+  const creditLineId = await l.createLine({ currency: 'JPY', rate: '0', principalMin: '1', principalDefault: '100', principalMax: '1000', timeMin: 1, timeMax: 480 })
+  const debtorId = await createDebtor(svc.runtime, svc.organizationId)
+  const tiny = await l.call('POST', '/v1/credits', { creditLineId, debtorId, principal: '100', term: 480 })
+  t.equal(tiny.statusCode, 400)
+  t.match(tiny.json().data, { code: 'VALIDATION_ERROR', errors: [
+    { field: 'body.principal', message: /100 JPY over 480 months leaves 479 installments of 0 JPY/ }, { field: 'body.term' },
+  ] })
+  t.equal((await l.call('GET', '/v1/credits')).json().data.length, 0, 'nothing recorded')
+  const fits = await l.requestCredit({ creditLineId, debtorId, principal: '480', term: 480 })
+  t.equal(fits.installmentAmount, '1')
+})
+
+t.test('a principal beyond the money bound is refused with 400, whether given or the default of a line recorded before the bound', async (t) => {
+  const svc = await createTestApp(t, { config: { processesEnabled: false } })
+  const l = await lending(svc)
+  const creditLineId = await l.createLine()
+  const result = await svc.runtime.commands.execute(creditLineAggregate, creditLineId, {
+    type: 'UpdateCreditLine', changes: { principalMax: `1${'0'.repeat(60)}`, principalDefault: `1${'0'.repeat(50)}` }, now: svc.runtime.clock.now().toISOString(),
+  }, { organizationId: svc.organizationId, actorId: 'test', correlationId: newId() })
+  await svc.runtime.settle(result.position)
+  const debtorId = await createDebtor(svc.runtime, svc.organizationId)
+  for (const body of [{ principal: '123456789012345678901234567890123456789012345678.37' }, {}]) {
+    const response = await l.call('POST', '/v1/credits', { creditLineId, debtorId, ...body })
+    t.equal(response.statusCode, 400, JSON.stringify(body))
+    t.match(response.json().data, { code: 'VALIDATION_ERROR', errors: [{ field: 'body.principal' }] })
+  }
+  const largest = await l.requestCredit({ creditLineId, debtorId, principal: '999999999999999.99' })
+  t.match(largest, { balances: { outstandingPrincipal: '999999999999999.99' } }, 'the installments add up to the principal')
 })

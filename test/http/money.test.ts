@@ -1,6 +1,7 @@
 import t from 'tap'
 import { loadDemo } from '../../src/demo/index.js'
 import { createTestApp } from '../helpers/app.js'
+import { createDebtor, lending, lineBody } from '../helpers/lending.js'
 
 /** Fields that are counts, terms, positions or durations: the only numbers allowed on the wire. */
 const integerFields = new Set([
@@ -70,4 +71,40 @@ t.test('money is never a JSON number anywhere on the wire: every amount is a dec
   t.same(numbers.filter(([path, value]) => !Number.isInteger(value) || !integerFields.has(path.split('.').pop()?.replace(/\[\d+\]$/, '') ?? '')), [],
     'no fractional numbers, and numbers only in count fields')
   t.same(amounts.filter(([, value]) => typeof value !== 'string' || !/^-?\d+(\.\d+)?$/.test(value)), [], 'every amount a plain decimal string')
+})
+
+t.test('every money input is below 10^15 with at most 4 decimals: beyond, 400 VALIDATION_ERROR naming the field', async (t) => {
+  const svc = await createTestApp(t, { config: { processesEnabled: false } })
+  const l = await lending(svc)
+  const credit = await l.disbursedCredit()
+  const creditLineId = await l.createLine()
+  const debtorId = await createDebtor(svc.runtime, svc.organizationId)
+  const orders = `/v1/payables/${credit.ID}/installments/${credit.installments[0]?.ID}/orders`
+  const created = async (method: 'POST', url: string, body: object) => {
+    const response = await l.call(method, url, body)
+    t.equal(response.statusCode, 201, `${url} at the bound: ${response.body.slice(0, 200)}`)
+    return response.json()
+  }
+  const LARGEST = '999999999999999.99'
+  const limit = await created('POST', '/v1/creditor/credit-limits', { debtorId, maxAmount: LARGEST, currency: 'COP', expirationDate: '2099-01-01' })
+  const tax = await created('POST', '/v1/taxes', { name: 'Timbre', percentage: 1, type: 'OTHER', applies_to: ['FEE'], minimum_amount: 999999999999999 })
+  await created('POST', '/v1/credit-lines', lineBody({ principalMax: LARGEST }))
+  const TOO_BIG = '1000000000000000'
+  const cases: Array<['POST' | 'PATCH', string, object, string]> = [
+    ['POST', '/v1/credit-lines', lineBody({ principalMax: TOO_BIG }), 'body.principalMax'],
+    ['POST', '/v1/credit-lines', lineBody({ principalMin: '500000.00001' }), 'body.principalMin'],
+    ['PATCH', `/v1/credit-lines/${creditLineId}`, { principalDefault: `${TOO_BIG}.00` }, 'body.principalDefault'],
+    ['POST', '/v1/credits', { creditLineId, debtorId, principal: '123456789012345678901234567890123456789012345678.37' }, 'body.principal'],
+    ['POST', orders, { Amount: TOO_BIG }, 'body.Amount'],
+    ['POST', orders, { CollectionCosts: TOO_BIG }, 'body.CollectionCosts'],
+    ['POST', '/v1/creditor/credit-limits', { debtorId, maxAmount: TOO_BIG, currency: 'USD', expirationDate: '2099-01-01' }, 'body.maxAmount'],
+    ['PATCH', `/v1/creditor/credit-limits/${limit.creditLimit.creditLimitId}`, { maxAmount: TOO_BIG }, 'body.maxAmount'],
+    ['POST', '/v1/taxes', { name: 'IVA', percentage: 19, type: 'VAT', applies_to: ['FEE'], minimum_amount: 1e15 }, 'body.minimum_amount'],
+    ['PATCH', `/v1/taxes/${tax.data.id}`, { minimum_amount: 1e15 }, 'body.minimum_amount'],
+  ]
+  for (const [method, url, body, field] of cases) {
+    const response = await l.call(method, url, body)
+    t.equal(response.statusCode, 400, `${method} ${url} ${field}`)
+    t.match(response.json().data, { code: 'VALIDATION_ERROR', errors: [{ field }] }, `${method} ${url} names ${field}`)
+  }
 })

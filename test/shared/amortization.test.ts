@@ -1,5 +1,6 @@
+import { Decimal } from 'decimal.js'
 import t from 'tap'
-import { addMonths, daysPastDue, frenchSchedule, monthlyRateOf, monthlyRatePercent } from '../../src/shared/amortization.js'
+import { addMonths, daysPastDue, frenchSchedule, monthlyRateOf, monthlyRatePercent, scheduleEndsByLastYear } from '../../src/shared/amortization.js'
 import { money } from '../../src/shared/money.js'
 
 const rows = (schedule: ReturnType<typeof frenchSchedule>) => schedule.installments.map((i) => [i.principal, i.interest, i.amount])
@@ -66,4 +67,60 @@ t.test('days past due count whole days after the due date', async (t) => {
   t.equal(daysPastDue('2026-03-01', '2026-03-01'), 0)
   t.equal(daysPastDue('2026-03-01', '2026-02-01'), 0, 'not yet due')
   t.equal(daysPastDue('2026-03-01', '2026-04-01'), 31)
+})
+
+/** The schedule as the docs define it, computed with 300 digits: the reference for rates 40 digits cannot hold. */
+const referenceRows = (principal: string, rate: string, rateType: 'FIXED' | 'FIXED_NOMINAL', term: number) => {
+  const Big = Decimal.clone({ precision: 300, rounding: Decimal.ROUND_HALF_UP })
+  const round = (x: Decimal) => x.toDecimalPlaces(2, Decimal.ROUND_HALF_UP)
+  const annual = new Big(rate).div(100)
+  const i = rateType === 'FIXED' ? annual.plus(1).pow(new Big(1).div(12)).minus(1) : annual.div(12)
+  const payment = round(i.isZero() ? new Big(principal).div(term) : new Big(principal).mul(i).div(new Big(1).minus(i.plus(1).pow(-term))))
+  let balance = new Big(principal)
+  const out: string[][] = []
+  for (let number = 1; number <= term; number++) {
+    const interest = round(balance.mul(i))
+    const level = payment.minus(interest)
+    const due = number === term || balance.lessThan(level) ? balance : level
+    balance = balance.minus(due)
+    out.push([due.toFixed(2), interest.toFixed(2), due.plus(interest).toFixed(2)])
+  }
+  return { installmentAmount: payment.toFixed(2), rows: out }
+}
+
+t.test('a rate too small for 40 digits gives the schedule a 300-digit computation gives, never an Infinity payment', async (t) => {
+  // At 40 digits 1 + i rounds to 1 once i < 10^-40 (P·i/0 = Infinity), and from about i < 10^-24 on, 1 − (1 + i)^−n keeps too few right
+  // digits: 999,999,999,999,999.99 over 480 months at 0.(22 zeros)7 % N.M.V. came out 2,083,333,333,333.35 instead of …333.33.
+  const tiny = frenchSchedule({ principal: '1000000.00', term: 12, monthlyRate: monthlyRateOf('0.0000000000000000000000000000000000000000001', 'FIXED_NOMINAL'), currency: 'COP', firstDueDate: '2026-02-15' })
+  t.equal(tiny.installmentAmount, '83333.33')
+  t.same(rows(tiny).slice(0, 2), [['83333.33', '0.00', '83333.33'], ['83333.33', '0.00', '83333.33']])
+  t.same(rows(tiny)[11], ['83333.37', '0.00', '83333.37'])
+  for (const rateType of ['FIXED', 'FIXED_NOMINAL'] as const) {
+    for (let zeros = 8; zeros <= 45; zeros++) {
+      const rate = `0.${'0'.repeat(zeros)}7`
+      for (const [principal, term] of [['999999999999999.99', 480], ['1234.56', 12]] as const) {
+        const schedule = frenchSchedule({ principal, term, monthlyRate: monthlyRateOf(rate, rateType), currency: 'COP', firstDueDate: '2026-02-15' })
+        const expected = referenceRows(principal, rate, rateType, term)
+        if (schedule.installmentAmount !== expected.installmentAmount || JSON.stringify(rows(schedule)) !== JSON.stringify(expected.rows)) {
+          t.fail(`${rate} % ${rateType}, ${principal} over ${term}: ${schedule.installmentAmount}, expected ${expected.installmentAmount}`)
+        }
+      }
+    }
+  }
+  t.pass('every tiny rate matches the reference')
+})
+
+t.test('a due date Date cannot read (a five-digit year an earlier release recorded) is never past due', async (t) => {
+  t.equal(daysPastDue('10000-05-30', '2026-03-01'), 0)
+  t.equal(daysPastDue('+010000-05-30', '2026-03-01'), 0)
+  t.equal(daysPastDue('not a date', '2026-03-01'), 0)
+})
+
+t.test('a schedule ends by 9999-12-31 or not, counted in months', async (t) => {
+  t.ok(scheduleEndsByLastYear('9999-01-31', 12), 'the twelfth installment falls on 9999-12-31')
+  t.notOk(scheduleEndsByLastYear('9999-01-31', 13))
+  t.notOk(scheduleEndsByLastYear('9999-06-30', 12))
+  t.ok(scheduleEndsByLastYear('9960-01-01', 480))
+  t.notOk(scheduleEndsByLastYear('9960-02-01', 480))
+  t.equal(addMonths('9999-01-31', 11), '9999-12-31')
 })
