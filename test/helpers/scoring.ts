@@ -1,3 +1,8 @@
+import type { Test } from 'tap'
+import { ManualClock } from '../../src/shared/clock.js'
+import { createTestApp } from './app.js'
+import { defaultConfigOf } from './organizations.js'
+
 /** A hand-checked model (the one of docs/scoring.md): see the arithmetic in each test. */
 export const consumerModel = {
   name: 'Consumer basic',
@@ -17,4 +22,18 @@ export const consumerModel = {
   isActive: true,
   isDefault: true,
   metadata: { owner: 'risk' },
+}
+
+type ScoringCall = { method: 'GET' | 'POST' | 'PUT' | 'PATCH'; url: string; payload?: object; headers?: Record<string, string> }
+
+/** A service with its clock at 2026-01-15 12:00 and the scoring-model routes of its organization's default configuration. */
+export const scoringModelApi = async (t: Test) => {
+  const clock = new ManualClock('2026-01-15T12:00:00.000Z')
+  const svc = await createTestApp(t, { clock })
+  const configId = await defaultConfigOf(svc, svc.organizationId)
+  const base = `/v1/organization/${svc.organizationId}/config/${configId}/scoring-model`
+  const headers = { 'config-organization-id': svc.organizationId, 'organization-id': svc.organizationId }
+  const as = (token: string, options: ScoringCall) => svc.call({ ...options, token, headers: { ...headers, ...options.headers } })
+  const call = (options: ScoringCall) => as(svc.adminToken, options)
+  return { svc, clock, configId, base, headers, call, as }
 }

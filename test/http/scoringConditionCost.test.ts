@@ -1,12 +1,9 @@
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { EVALUATION_STEP_BUDGET } from '../../src/commands/scoringConditions.js'
 import { streamName } from '../../src/events/streams.js'
 import { schemaVersionOf } from '../../src/events/upcasters.js'
-import { ManualClock } from '../../src/shared/clock.js'
 import { newId } from '../../src/shared/ids.js'
-import { createTestApp } from '../helpers/app.js'
-import { defaultConfigOf } from '../helpers/organizations.js'
-import { consumerModel } from '../helpers/scoring.js'
+import { consumerModel, scoringModelApi } from '../helpers/scoring.js'
 
 const numbers = (n: number) => `[${Array.from({ length: n }, (_, i) => i).join(',')}]`
 /** The audit's condition: lists of `n` nested 7 deep, n^7 iterations (n = 12: 8.3 s; n = 22: about 10 minutes). */
@@ -15,18 +12,8 @@ const nested = (n: number) => {
   return names.reduceRight((body, name) => `${numbers(n)}.all(${name}, ${body})`, `${names.join(' + ')} >= 0`)
 }
 
-const setup = async (t: Test) => {
-  const clock = new ManualClock('2026-01-15T12:00:00.000Z')
-  const svc = await createTestApp(t, { clock })
-  const configId = await defaultConfigOf(svc, svc.organizationId)
-  const base = `/v1/organization/${svc.organizationId}/config/${configId}/scoring-model`
-  const headers = { 'config-organization-id': svc.organizationId, 'organization-id': svc.organizationId }
-  const call = (options: { method: 'GET' | 'POST' | 'PUT'; url: string; payload?: object }) => svc.call({ ...options, token: svc.adminToken, headers })
-  return { svc, clock, configId, base, call }
-}
-
 t.test('a condition too costly to evaluate is a 400 at the condition, on creation and on update', async (t) => {
-  const { base, call } = await setup(t)
+  const { base, call } = await scoringModelApi(t)
   const created = await call({ method: 'POST', url: base, payload: { ...consumerModel, penalties: [{ condition: nested(12), penalty: 1, description: 'slow' }] } })
   t.equal(created.statusCode, 400)
   t.equal(created.json().data.code, 'VALIDATION_ERROR')
@@ -42,7 +29,7 @@ t.test('a condition too costly to evaluate is a 400 at the condition, on creatio
 })
 
 t.test('a costly condition recorded before the check is evaluated within its budget: it does not hold, and says why', async (t) => {
-  const { svc, clock, configId, base, call } = await setup(t)
+  const { svc, clock, configId, base, call } = await scoringModelApi(t)
   const id = (await call({ method: 'POST', url: base, payload: consumerModel })).json().data.ID
   // as an earlier release recorded it: the event log is never rewritten
   const { name, description, category, variables, thresholds, bonuses, metadata } = consumerModel

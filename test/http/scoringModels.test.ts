@@ -1,24 +1,10 @@
-import t, { type Test } from 'tap'
-import { ManualClock } from '../../src/shared/clock.js'
+import t from 'tap'
 import { newId } from '../../src/shared/ids.js'
-import { createTestApp } from '../helpers/app.js'
-import { createOrganization, createProfile, defaultConfigOf, memberToken } from '../helpers/organizations.js'
-import { consumerModel } from '../helpers/scoring.js'
-
-const setup = async (t: Test) => {
-  const clock = new ManualClock('2026-01-15T12:00:00.000Z')
-  const svc = await createTestApp(t, { clock })
-  const configId = await defaultConfigOf(svc, svc.organizationId)
-  const base = `/v1/organization/${svc.organizationId}/config/${configId}/scoring-model`
-  const headers = { 'config-organization-id': svc.organizationId, 'organization-id': svc.organizationId }
-  const as = (token: string, options: { method: 'GET' | 'POST' | 'PUT' | 'PATCH'; url: string; payload?: object; headers?: Record<string, string> }) =>
-    svc.call({ ...options, token, headers: { ...headers, ...options.headers } })
-  const call = (options: { method: 'GET' | 'POST' | 'PUT' | 'PATCH'; url: string; payload?: object; headers?: Record<string, string> }) => as(svc.adminToken, options)
-  return { svc, clock, configId, base, headers, call, as }
-}
+import { createOrganization, createProfile, memberToken } from '../helpers/organizations.js'
+import { consumerModel, scoringModelApi } from '../helpers/scoring.js'
 
 t.test('creating a scoring model answers exactly the interface\'s response', async (t) => {
-  const { svc, configId, base, call } = await setup(t)
+  const { svc, configId, base, call } = await scoringModelApi(t)
   const created = await call({ method: 'POST', url: base, payload: consumerModel })
   t.equal(created.statusCode, 201)
   const body = created.json()
@@ -37,7 +23,7 @@ t.test('creating a scoring model answers exactly the interface\'s response', asy
 })
 
 t.test('only name, version, category, variables and thresholds are required; the rest has defaults', async (t) => {
-  const { base, call, clock } = await setup(t)
+  const { base, call, clock } = await scoringModelApi(t)
   const { name, version, category, variables, thresholds } = consumerModel
   const created = await call({ method: 'POST', url: base, payload: { name, version, category, variables, thresholds } })
   t.equal(created.statusCode, 201)
@@ -56,7 +42,7 @@ t.test('only name, version, category, variables and thresholds are required; the
 })
 
 t.test('both organization headers are required, Config-Organization-ID wins and must match the path', async (t) => {
-  const { svc, base, configId, call } = await setup(t)
+  const { svc, base, configId, call } = await scoringModelApi(t)
   const noConfigHeader = await svc.call({ method: 'GET', url: base, token: svc.adminToken, headers: { 'organization-id': svc.organizationId } })
   t.equal(noConfigHeader.statusCode, 400)
   t.equal(noConfigHeader.json().data.errors[0].field, 'headers.config-organization-id')
@@ -79,7 +65,7 @@ t.test('both organization headers are required, Config-Organization-ID wins and 
 })
 
 t.test('the caller must be allowed to configure an active organization', async (t) => {
-  const { svc, base, call, as } = await setup(t)
+  const { svc, base, call, as } = await scoringModelApi(t)
   const analyst = await memberToken(svc, svc.organizationId, 'analyst')
   t.equal((await as(analyst, { method: 'GET', url: base })).statusCode, 200, 'analysts read models')
   const refused = await as(analyst, { method: 'POST', url: base, payload: consumerModel })
@@ -98,7 +84,7 @@ t.test('the caller must be allowed to configure an active organization', async (
 })
 
 t.test('a model of another organization is a 404 everywhere', async (t) => {
-  const { svc, base, call } = await setup(t)
+  const { svc, base, call } = await scoringModelApi(t)
   const other = await createOrganization(svc, 'Other lender')
   const otherHeaders = { 'config-organization-id': other.id, 'organization-id': other.id }
   const otherBase = `/v1/organization/${other.id}/config/${other.defaultConfigId}/scoring-model`
@@ -111,7 +97,7 @@ t.test('a model of another organization is a 404 everywhere', async (t) => {
 })
 
 t.test('invalid models are refused with every problem listed', async (t) => {
-  const { base, call } = await setup(t)
+  const { base, call } = await scoringModelApi(t)
   const refuse = async (change: Record<string, unknown>, field: string, message: RegExp) => {
     const response = await call({ method: 'POST', url: base, payload: { ...consumerModel, ...change } })
     t.equal(response.statusCode, 400, `${field} refused`)
@@ -137,7 +123,7 @@ t.test('invalid models are refused with every problem listed', async (t) => {
 })
 
 t.test('points at the bounds give an exact, finite score', async (t) => {
-  const { base, call } = await setup(t)
+  const { base, call } = await scoringModelApi(t)
   const [age, income, employment] = consumerModel.variables
   const model = {
     ...consumerModel, thresholds: { approve: 1e9, review: -1e9, reject: -1e9 },
@@ -151,7 +137,7 @@ t.test('points at the bounds give an exact, finite score', async (t) => {
 })
 
 t.test('a condition that does not parse is a 400 with the position of the error', async (t) => {
-  const { base, call } = await setup(t)
+  const { base, call } = await scoringModelApi(t)
   const refuse = async (condition: string, expected: { position: number; line: number; column: number; message: RegExp }, where = 'penalties') => {
     const list = where === 'penalties' ? { penalties: [{ condition, penalty: 5, description: 'x' }] } : { bonuses: [{ condition, bonus: 5, description: 'x' }] }
     const response = await call({ method: 'POST', url: base, payload: { ...consumerModel, penalties: [], bonuses: [], ...list } })
@@ -170,7 +156,7 @@ t.test('a condition that does not parse is a 400 with the position of the error'
 })
 
 t.test('an update creates a new version; earlier versions stay readable', async (t) => {
-  const { base, call, clock } = await setup(t)
+  const { base, call, clock } = await scoringModelApi(t)
   const id = (await call({ method: 'POST', url: base, payload: consumerModel })).json().data.ID
   clock.advance(60_000)
   const revised = await call({ method: 'PUT', url: `${base}/${id}`, payload: { ...consumerModel, version: '1.1', thresholds: { approve: 75, review: 55, reject: 30 } } })
@@ -189,7 +175,7 @@ t.test('an update creates a new version; earlier versions stay readable', async 
 })
 
 t.test('one default model per configuration: setting it on one clears it on the other', async (t) => {
-  const { base, call } = await setup(t)
+  const { base, call } = await scoringModelApi(t)
   const first = (await call({ method: 'POST', url: base, payload: consumerModel })).json().data.ID
   const second = (await call({ method: 'POST', url: base, payload: { ...consumerModel, name: 'Second' } })).json().data
   t.equal(second.isDefault, true)
@@ -211,7 +197,7 @@ t.test('one default model per configuration: setting it on one clears it on the 
 })
 
 t.test('listing: pagination bounds and filters', async (t) => {
-  const { base, call, clock } = await setup(t)
+  const { base, call, clock } = await scoringModelApi(t)
   for (const model of [
     { name: 'A', isDefault: false }, { name: 'B', category: 'microcredit', isDefault: false, isActive: false }, { name: 'C', isDefault: true },
   ]) {
@@ -235,7 +221,7 @@ t.test('listing: pagination bounds and filters', async (t) => {
 })
 
 t.test('evaluation of a profile: hand-checked score, decision and breakdown', async (t) => {
-  const { svc, base, call } = await setup(t)
+  const { svc, base, call } = await scoringModelApi(t)
   const id = (await call({ method: 'POST', url: base, payload: consumerModel })).json().data.ID
   const ana = await createProfile(svc, svc.organizationId, { natural: {
     firstName: 'Ana', lastName: 'Gómez', documentType: 'CC', documentNumber: '1020', birthDate: '1990-04-12',
@@ -263,7 +249,7 @@ t.test('evaluation of a profile: hand-checked score, decision and breakdown', as
 })
 
 t.test('evaluation by fields: range edges, misses, missing fields and the thresholds', async (t) => {
-  const { base, call } = await setup(t)
+  const { base, call } = await scoringModelApi(t)
   const id = (await call({ method: 'POST', url: base, payload: consumerModel })).json().data.ID
   const evaluate = async (fields: object) => (await call({ method: 'POST', url: `${base}/${id}/evaluate`, payload: { fields } })).json().data
   // 25 is the top of the first age range (50 × 0.3 = 15), 26 the bottom of the second (80 × 0.3 = 24)
@@ -296,7 +282,7 @@ t.test('evaluation by fields: range edges, misses, missing fields and the thresh
 })
 
 t.test('evaluation uses the version in force, and refuses profiles of other organizations', async (t) => {
-  const { svc, base, clock, as } = await setup(t)
+  const { svc, base, clock, as } = await scoringModelApi(t)
   let token = svc.adminToken
   const call = (options: { method: 'GET' | 'POST' | 'PUT'; url: string; payload?: object }) => as(token, options)
   const later = async (to: string) => {
