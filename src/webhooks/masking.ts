@@ -34,6 +34,7 @@ const maskValue = (value: string): string => {
   return scheme === null ? MASK : `${scheme[1]} ${MASK}`
 }
 
+// A secret of 1–3 characters would match all over a log (see docs/webhooks.md, Masking).
 const hideSecrets = (text: string, secrets: readonly string[]): string =>
   secrets.filter((s) => s.length >= 4).reduce((out, secret) => out.split(secret).join(MASK), text)
 
