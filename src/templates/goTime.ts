@@ -21,10 +21,18 @@ interface Wall {
   zoneName: string
 }
 
+/** Date.UTC for every year: Date.UTC itself reads years 0–99 as 1900–1999. */
+const utc = (year: number, month: number, day: number, hour = 0, minute = 0, second = 0): number => {
+  const date = new Date(0)
+  date.setUTCFullYear(year, month, day)
+  date.setUTCHours(hour, minute, second, 0)
+  return date.getTime()
+}
+
 const wallClock = (date: Date, timeZone: string): Wall => {
   const offsetMinutes = timeZone === 'UTC' ? 0 : zoneOffsetMinutes(date, timeZone)
   const shifted = new Date(date.getTime() + offsetMinutes * 60_000)
-  const startOfYear = Date.UTC(shifted.getUTCFullYear(), 0, 1)
+  const startOfYear = utc(shifted.getUTCFullYear(), 0, 1)
   return {
     year: shifted.getUTCFullYear(), month: shifted.getUTCMonth() + 1, day: shifted.getUTCDate(),
     hour: shifted.getUTCHours(), minute: shifted.getUTCMinutes(), second: shifted.getUTCSeconds(), millisecond: shifted.getUTCMilliseconds(),
@@ -46,7 +54,7 @@ const formatter = (kind: 'wall' | 'name', timeZone: string): Intl.DateTimeFormat
   const cached = formatters.get(key)
   if (cached !== undefined) return cached
   const created = kind === 'wall'
-    ? new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' })
+    ? new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', era: 'short', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' })
     : new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'short' })
   formatters.set(key, created)
   return created
@@ -56,7 +64,9 @@ const formatter = (kind: 'wall' | 'name', timeZone: string): Intl.DateTimeFormat
 export const zoneOffsetMinutes = (date: Date, timeZone: string): number => {
   const parts = formatter('wall', timeZone).formatToParts(date)
   const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value ?? 0)
-  const asUtc = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'))
+  // Intl counts years before 1 as 1 BC, 2 BC…; the proleptic year (Go's and JavaScript's) of 1 BC is 0.
+  const year = parts.find((p) => p.type === 'era')?.value === 'BC' ? 1 - part('year') : part('year')
+  const asUtc = utc(year, part('month') - 1, part('day'), part('hour'), part('minute'), part('second'))
   return Math.round((asUtc - Math.floor(date.getTime() / 1000) * 1000) / 60_000)
 }
 
@@ -68,7 +78,9 @@ const zoneAbbreviation = (date: Date, timeZone: string, offsetMinutes: number): 
   return `${sign}${two(Math.floor(abs / 60))}${abs % 60 === 0 ? '' : two(abs % 60)}`
 }
 
-const two = (n: number) => String(n).padStart(2, '0')
+/** Go's appendInt with a width: a negative number's sign comes before its padding (`-02`). */
+const padded = (n: number, width: number) => `${n < 0 ? '-' : ''}${String(Math.abs(n)).padStart(width, '0')}`
+const two = (n: number) => padded(n, 2)
 
 const offsetText = (minutes: number, style: 'hhmmss' | 'hh:mm:ss' | 'hhmm' | 'hh:mm' | 'hh', zulu: boolean): string => {
   if (zulu && minutes === 0) return 'Z'
@@ -93,9 +105,9 @@ const fixed: Chunk[] = [
   { text: 'Monday', render: (w) => longDays[w.weekday] ?? '' },
   { text: 'Mon', render: (w) => (longDays[w.weekday] ?? '').slice(0, 3) },
   { text: 'MST', render: (w) => w.zoneName },
-  { text: '2006', render: (w) => String(w.year).padStart(4, '0') },
+  { text: '2006', render: (w) => padded(w.year, 4) },
   { text: '002', render: (w) => String(w.yearDay).padStart(3, '0') },
-  { text: '_2006', render: (w) => `_${String(w.year).padStart(4, '0')}` },
+  { text: '_2006', render: (w) => `_${padded(w.year, 4)}` },
   { text: '__2', render: (w) => String(w.yearDay).padStart(3, ' ') },
   { text: '_2', render: (w) => String(w.day).padStart(2, ' ') },
   { text: '01', render: (w) => two(w.month) },

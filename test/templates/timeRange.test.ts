@@ -47,3 +47,13 @@ t.test('dateInZone reports an unknown time zone only when the zone is unknown', 
   t.notMatch(outOfRange, { message: /unknown time zone/ })
   t.equal(render('{{ dateInZone "2006-01-02T15:04:05Z07:00" now "America/Bogota" }}'), '2026-01-15T07:34:56-05:00')
 })
+
+t.test('years before 1 and below 100 print as Go prints them, in UTC and in a zone', async (t) => {
+  t.equal(render('{{ date "2006-01-02 15:04 06" -62200000000 }}'), '-0002-12-17 14:13 -02', 'a sign before the padding, as Go\'s appendInt writes it')
+  t.equal(render('{{ dateInZone "2006-01-02 15:04 -07:00" -62200000000 "America/Bogota" }}'), '-0002-12-17 09:17 -04:56', 'the zone\'s local mean time then, in the right year')
+  t.equal(render('{{ dateInZone "2006-01-02 15:04" -61000000000 "America/Bogota" }}'), '0036-12-26 06:37', 'a year below 100 is not taken for 1936')
+  t.equal(render('{{ dateInZone "2006-01-02 15:04 06" -62135596800 "America/Bogota" }}'), '0000-12-31 19:04 00', 'the year before 1 is 0')
+  t.equal(render('{{ date "2006-01-02 15:04" -8640000000000 }}'), '-271821-04-20 00:00', 'the earliest JavaScript date')
+  t.throws(() => render('{{ dateInZone "2006-01-02" -8640000000000 "America/Bogota" }}'), { message: /cannot read int "-8640000000000" as a time in America\/Bogota/ },
+    'west of UTC its wall clock falls before it: the render fails')
+})
