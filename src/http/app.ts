@@ -6,6 +6,7 @@ import { answerClientError } from './clientErrors.js'
 import { limitJsonDepth } from './jsonBody.js'
 import { authPlugin } from './plugins/auth.js'
 import { answerError, registerErrorHandling } from './plugins/errors.js'
+import { documentedFailuresPlugin } from './plugins/documentedFailures.js'
 import { openapiPlugin } from './plugins/openapi.js'
 import { organizationPlugin } from './plugins/organization.js'
 import { requestLoggerFactory } from './requestLogger.js'
@@ -63,6 +64,7 @@ export const buildApp = async (services: Services): Promise<FastifyInstance> => 
   app.addHook('preClose', async () => services.hub.close())
 
   await app.register(openapiPlugin, { services })
+  await app.register(documentedFailuresPlugin)
   await app.register(authPlugin, { services })
   await app.register(organizationPlugin, { services })
   await app.register(async (v1) => {

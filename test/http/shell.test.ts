@@ -120,6 +120,25 @@ t.test('health shows stores, and each projection\'s version and lag', async (t) 
   t.same(body.processes, allProcesses.map((p) => ({ name: p.name, retrying: null, givenUp: 0 })), 'every process manager, none failing')
 })
 
+t.test('the OpenAPI document lists what every route answers besides its own failures, each failure as JSON', async (t) => {
+  const svc = await createTestApp(t)
+  const doc = (await svc.call({ method: 'GET', url: '/v1/openapi.json' })).json()
+  type Operation = { parameters?: Array<{ in: string }>; deprecated?: boolean; responses: Record<string, { content?: Record<string, unknown> }> }
+  const operations = Object.entries(doc.paths as Record<string, Record<string, Operation>>)
+    .flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, operation })))
+  const withParams = operations.filter(({ operation }) => operation.parameters?.some((p) => p.in === 'path'))
+  t.ok(withParams.length > 50)
+  t.same(withParams.filter(({ operation }) => !('400' in operation.responses)).map(({ name }) => name), [], 'a malformed path parameter is a 400')
+  const legacy = operations.filter(({ operation }) => operation.deprecated === true)
+  t.equal(legacy.length, 28, 'the 28 legacy routes')
+  t.same(legacy.filter(({ operation }) => !('404' in operation.responses)).map(({ name }) => name), [], 'each answers 404 after its sunset')
+  const failuresNotJson = operations.flatMap(({ name, operation }) => Object.entries(operation.responses)
+    .filter(([code, response]) => Number(code) >= 400 && Object.keys(response.content ?? { 'application/json': {} }).some((type) => type !== 'application/json'))
+    .map(([code]) => `${name} ${code}`))
+  t.same(failuresNotJson, [], 'a CSV or event-stream route\'s failures are the JSON envelope')
+  t.match(doc.paths['/v1/exports/{id}/file'].get.responses['410'], { content: { 'application/json': { schema: { $ref: '#/components/schemas/FailEnvelope' } } } })
+})
+
 t.test('the OpenAPI document is generated from the route schemas', async (t) => {
   const svc = await createTestApp(t)
   const response = await svc.call({ method: 'GET', url: '/v1/openapi.json' })
