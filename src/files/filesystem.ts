@@ -19,7 +19,17 @@ const SAFE_ID = /^[A-Za-z0-9_-]{1,128}$/
  */
 export const shardOf = (fileId: string): string => isTimeOrderedId(fileId) ? fileId.slice(-2) : fileId.slice(0, 2)
 
-/** Files under DATA_DIR/files: content and a JSON sidecar, each written to a temp name and renamed into place. */
+/** fsync of a file or a directory (a directory's, so that the renames in it are durable). */
+const syncFile = async (file: string): Promise<void> => {
+  const handle = await fs.open(file, 'r')
+  try {
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}
+
+/** Files under DATA_DIR/files: content and a JSON sidecar, each written to a temp name, fsynced and renamed into place. */
 export class FilesystemFileStore implements FileStore {
   readonly kind = 'filesystem' as const
   constructor(private readonly root: string) {}
@@ -49,8 +59,11 @@ export class FilesystemFileStore implements FileStore {
       const stored: StoredFile = { ...metadata, fileId, size, sha256: hash.digest('hex'), storedAt: new Date().toISOString() }
       const metaTemp = `${paths.meta}.${randomUUID()}.tmp`
       await fs.writeFile(metaTemp, JSON.stringify(stored))
+      // The event naming the file is committed (and fsynced) once this answers: the bytes and both names must survive a power loss first.
+      await Promise.all([syncFile(temp), syncFile(metaTemp)])
       await fs.rename(temp, paths.content)
       await fs.rename(metaTemp, paths.meta)
+      await syncFile(paths.dir)
       return stored
     } catch (error) {
       // A failed pipeline can settle before the destroyed writer has opened (and so created) the file: removing it earlier would leave it behind.

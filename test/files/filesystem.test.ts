@@ -49,3 +49,25 @@ t.test('temp files a killed writer left are removed once idle; one still being w
   t.equal((await files.stat(stored))?.size, 5, 'the stored file is untouched')
   t.equal(await new FilesystemFileStore(tempDir()).removeLeftovers(0, new Date()), 0, 'a store with no files yet has nothing to remove')
 })
+
+t.test('a file is fsynced (its content, its sidecar, then its directory after the renames) before put answers', async (t) => {
+  const root = tempDir()
+  const files = new FilesystemFileStore(root)
+  const probe = await fs.promises.open(path.join(root, 'probe'), 'w')
+  const handlePrototype: { sync(this: fs.promises.FileHandle): Promise<void> } = Object.getPrototypeOf(probe)
+  await probe.close()
+  const sync = handlePrototype.sync
+  const synced: string[] = []
+  handlePrototype.sync = async function (this: fs.promises.FileHandle) {
+    const target = fs.readlinkSync(`/proc/self/fd/${this.fd}`)
+    // Which file a handle is of, from its descriptor (Linux): the temp names are <id>.<uuid>.tmp and <id>.json.<uuid>.tmp.
+    synced.push(fs.statSync(target).isDirectory() ? 'directory' : path.basename(target).includes('.json.') ? 'sidecar' : 'content')
+    return sync.call(this)
+  }
+  t.teardown(() => { handlePrototype.sync = sync })
+  const id = newId()
+  await files.put(id, Buffer.from('durable'), meta)
+  t.same(synced.slice(0, 2).sort(), ['content', 'sidecar'])
+  t.equal(synced[2], 'directory', 'the directory last, once both names are in it')
+  t.equal(synced.length, 3)
+})
