@@ -1,6 +1,7 @@
 import path from 'node:path'
 import { Readable, Transform, finished, pipeline } from 'node:stream'
 import multipart from '@fastify/multipart'
+import { create as contentDisposition } from 'content-disposition'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { fileTypeStream } from 'file-type'
 import { Type } from 'typebox'
@@ -146,11 +147,12 @@ export const storeUpload = async (
 export const sendFile = async (reply: FastifyReply, files: FileStore, fileId: string, meta: { contentType: string; filename: string }) => {
   const opened = await files.open(fileId)
   if (opened === null) return null
-  const asciiName = meta.filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_')
+  // An ASCII `filename` for every client, and the name itself as RFC 8187 `filename*` when it differs.
+  const asciiName = meta.filename.replace(/[^\x20-\x7e]/g, '_')
   return reply
     .header('content-type', meta.contentType)
     .header('content-length', String(opened.file.size))
-    .header('content-disposition', `attachment; filename="${asciiName}"; filename*=UTF-8''${encodeURIComponent(meta.filename)}`)
+    .header('content-disposition', contentDisposition(meta.filename, { fallback: asciiName }))
     .header('cache-control', 'private, no-store')
     .header('x-content-type-options', 'nosniff')
     .header('etag', `"${opened.file.sha256}"`)

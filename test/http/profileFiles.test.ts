@@ -1,5 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
+import { parse as parseContentDisposition } from 'content-disposition'
 import t from 'tap'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 import { gifBytes, multipartBody, pdfBytes, pngBytes, textBytes } from '../helpers/files.js'
@@ -46,10 +47,16 @@ t.test('an upload sets <Campo>FileID and an OAuth client of the organization dow
   t.equal(bytes.headers['content-type'], 'application/pdf')
   t.equal(bytes.headers['content-length'], String(pdfBytes.length))
   t.ok(bytes.rawPayload.equals(pdfBytes), 'byte for byte, no JSON, no Base64')
-  t.match(bytes.headers['content-disposition'], /filename\*=UTF-8''certificado%20laboral\.pdf/)
+  t.equal(bytes.headers['content-disposition'], 'attachment; filename="certificado laboral.pdf"')
 
   const list = await svc.call({ method: 'GET', url: '/v1/profiles?expand=natural', token: svc.adminToken, headers: headersFor(svc.organizationId) })
   t.equal(list.json().data[0].natural.WorkCertificateFileID, file.fileId, 'the list shows it too')
+
+  const named = await upload(svc, svc.organizationId, profileId, 'work-certificate', pdfBytes, 'application/octet-stream', `?filename=${encodeURIComponent('año (1) it\'s.pdf')}`)
+  const fancy = await download(svc, receiver.token, profileId, 'work-certificate', named.json().data.file.fileId)
+  const disposition = String(fancy.headers['content-disposition'])
+  t.equal(disposition, 'attachment; filename="a_o (1) it\'s.pdf"; filename*=UTF-8\'\'a%C3%B1o%20%281%29%20it%27s.pdf', 'an ASCII fallback, and RFC 8187 encoding of every character it reserves')
+  t.equal(parseContentDisposition(disposition).parameters['filename'], 'año (1) it\'s.pdf', 'a strict parser reads the name back')
 })
 
 t.test('multipart uploads work alike; the declared content type is not trusted', async (t) => {
