@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util'
 import { acceptsFileField, type LegalPerson, type NaturalPerson, type ProfileEvent, type ProfileFileRef, type ProfileType } from '../events/profile.js'
 import { AppError, invalidFields, type FieldError } from '../shared/errors.js'
 import type { Aggregate } from './decider.js'
@@ -61,12 +62,15 @@ const refuseFutureDates = (type: ProfileType, person: Partial<NaturalPerson> | P
   if (errors.length > 0) throw invalidFields(errors)
 }
 
-/** Only the fields whose value differs from the current one. */
+/** A value as JSON stores it (undefined properties dropped), to compare without regard to key order. */
+const asJson = (value: unknown): unknown => (value === undefined ? undefined : JSON.parse(JSON.stringify(value)))
+
+/** Only the fields whose value differs from the current one (a nested object given with its keys in another order does not). */
 const changedFields = <T extends object>(current: T | null, next: Partial<T> | undefined): Partial<T> => {
   if (next === undefined) return {}
   const changed: Partial<T> = {}
   for (const key of Object.keys(next) as Array<keyof T>) {
-    if (JSON.stringify(next[key]) !== JSON.stringify(current?.[key])) changed[key] = next[key]
+    if (!isDeepStrictEqual(asJson(next[key]), asJson(current?.[key]))) changed[key] = next[key]
   }
   return changed
 }

@@ -29,6 +29,17 @@ t.test('an update carries only changed fields and refuses the other person type'
   profile.given(created).when({ type: 'UpdateProfile', legal: { businessName: 'x' }, now }).thenRefused(t, 'VALIDATION_ERROR')
 })
 
+t.test('an update giving a nested object with the same values in another key order changes nothing', async (t) => {
+  const representative = { firstName: 'Luis', lastName: 'Rey', documentType: 'CC' as const, documentNumber: '77' }
+  const legal: ProfileCreated = { type: 'ProfileCreated', data: {
+    ...created.data, type: 'legal', natural: null, legal: { businessName: 'Rey SAS', documentType: 'NIT', documentNumber: '900', legalRepresentative: representative },
+  } }
+  const reordered = { documentNumber: '77', documentType: 'CC' as const, lastName: 'Rey', firstName: 'Luis' }
+  profile.given(legal).when({ type: 'UpdateProfile', legal: { legalRepresentative: reordered }, now }).thenNothing(t)
+  profile.given(legal).when({ type: 'UpdateProfile', legal: { legalRepresentative: { ...reordered, documentNumber: '78' } }, now })
+    .then(t, [{ type: 'ProfileUpdated', data: { profileId: 'p1', organizationId: 'o1', legal: { legalRepresentative: { ...reordered, documentNumber: '78' } }, updatedAt: now } }])
+})
+
 t.test('sharing with the owner or twice changes nothing', async (t) => {
   profile.given(created).when({ type: 'ShareProfile', userId: 'u1', sharedBy: 'u1', now }).thenNothing(t)
   const shared = { type: 'ProfileShared' as const, data: { profileId: 'p1', organizationId: 'o1', userId: 'u2', sharedBy: 'u1', at: now } }
