@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { cityCatalogue } from '../reference/cities.js'
+import { cityCatalogue, searchedLength } from '../reference/cities.js'
 import type { Services } from '../services.js'
 import { invalidFields } from '../shared/errors.js'
 import { failures, Timestamp, Uuid } from './schemas.js'
@@ -38,6 +38,10 @@ export const cityRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     const { q, dane, limit } = request.query
     if (q === undefined && dane === undefined) {
       throw invalidFields([{ field: 'querystring', message: 'give q (at least 3 characters of the name) or dane (5 digits)' }])
+    }
+    // `a  ` or `..a` has three characters but searches for one: every city holding an a.
+    if (q !== undefined && searchedLength(q) < 3) {
+      throw invalidFields([{ field: 'querystring.q', message: 'must hold at least 3 letters or digits besides spaces and punctuation' }])
     }
     if (dane !== undefined) {
       const city = cities.byDaneCode(dane)

@@ -69,6 +69,9 @@ const parse = (raw: unknown): { departments: Department[]; municipalities: Munic
 /** A normalized name without its spaces: how `bogota dc` and `bogota d c` (from `Bogotá, D.C.`) are compared. */
 const joined = (normalized: string): string => normalized.replaceAll(' ', '')
 
+/** The characters of a search that are compared: letters and digits, without case, accents, spaces or punctuation. */
+export const searchedLength = (text: string): number => joined(normalizeName(text)).length
+
 interface Indexed { city: City; key: string; words: string[]; compact: string }
 
 /**

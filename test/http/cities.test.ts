@@ -48,6 +48,10 @@ t.test('bad queries are refused in the envelope', async (t) => {
   const svc = await createTestApp(t)
   for (const [query, why] of [
     ['?q=ca', 'q shorter than 3 characters'],
+    ['?q=a%20%20', 'q of one letter and spaces'],
+    ['?q=..a', 'q of one letter and punctuation'],
+    [`?q=${encodeURIComponent('ñ..')}`, 'q of one accented letter and punctuation'],
+    ['?q=a%20%20&dane=05001', 'such a q beside a dane'],
     ['?dane=5001', 'dane of 4 digits'],
     ['?dane=050011', 'dane of 6 digits'],
     ['?dane=05OO1', 'dane with letters'],
@@ -60,6 +64,8 @@ t.test('bad queries are refused in the envelope', async (t) => {
     t.equal(response.status, 400, why)
     t.match(response.body, { status: 'fail', data: { code: 'VALIDATION_ERROR' } }, why)
   }
+  t.match((await cities(svc, '?q=..a')).body.data.errors, [{ field: 'querystring.q', message: 'must hold at least 3 letters or digits besides spaces and punctuation' }])
+  t.ok((await cities(svc, '?q=b.o.g')).list.length > 0, 'three letters with punctuation between them are a search')
   const anonymous = await svc.call({ method: 'GET', url: '/v1/cities?q=cali' })
   t.equal(anonymous.statusCode, 401, 'a token is needed')
 })
