@@ -43,14 +43,15 @@ const notify = async (event: RecordedOf<'SignatureFileDeleted'>, services: Servi
 
   const [{ state: signer }, { state: signature }, organization] = await Promise.all([
     commands.load(profileAggregate, data.signerId),
-    commands.load(signatureAggregate, data.signatureId),
+    // The signature as the deletion left it: later deletions, uploads or a finalization are for their own notices.
+    commands.load(signatureAggregate, data.signatureId, { before: event.position + 1 }),
     services.queries.organizations.get(data.organizationId),
   ])
   const contact = signerContact(signer)
   const present = new Set<SignatureField>(signature.files.filter((f) => !f.deleted).map((f) => f.field))
   const message = renderSignatureFileDeleted({
     signerName: contact.name, organizationName: organization?.name ?? 'Your lender', documentId: data.documentId, signatureId: data.signatureId,
-    field: data.field, deletedAt: data.deletedAt, reason: data.reason, status: signature.status,
+    field: data.field, deletedAt: data.deletedAt, reason: data.reason, status: data.status,
     missing: missingGroups(signature.requiredFiles, present),
   })
   await commands.execute(notificationAggregate, notificationId, {

@@ -122,3 +122,24 @@ t.test('a redelivered deletion event sends nothing again, and a send cut short b
   const { state } = await svc.runtime.commands.load(notificationAggregate, notificationId)
   t.equal(state.status, 'failed', 'it is recorded as failed with an unknown outcome')
 })
+
+t.test('a notice handled late describes the signature as the deletion left it, not as it is by then', async (t) => {
+  const svc = await createTestApp(t, { config: { processesEnabled: false } })
+  const sent: OutgoingMessage[] = []
+  const notifier: Notifier = {
+    channel: 'smtp', needsRecipient: true,
+    send: async (message) => { sent.push(message); return { messageId: `<${sent.length}@test>` } },
+    close: async () => undefined,
+  }
+  const signature = await signatureWithImage(svc, 'ana@example.co')
+  await signature.remove('blurry')
+  const base = `/v1/document/${documentId}/signature-scan/${signature.signatureId}`
+  const again = await svc.call({ method: 'PUT', url: `${base}/signature-file/image`, token: svc.adminToken, headers: { 'content-type': 'image/png' }, payload: pngBytes })
+  t.equal(again.statusCode, 201, 'the signer uploaded a new image before the notice went out')
+  let deletion: RecordedOf<'SignatureFileDeleted'> | null = null
+  for await (const event of svc.runtime.eventStore.readStream(`signature-${signature.signatureId}`)) if (event.type === 'SignatureFileDeleted') deletion = event
+  if (deletion === null) throw new Error('no deletion event')
+  await signerNotificationsProcess.handle(deletion, { ...svc.runtime, notifier })
+  t.match(sent[0]?.text, /The signature now needs a new file before it can be completed\. Still required:\n {2}- one of: signature image/)
+  t.notMatch(sent[0]?.text, /No further file is needed/)
+})
