@@ -24,9 +24,14 @@ export class ExportWorkers {
     return new Set(this.running.keys())
   }
 
-  /** Runs a claimed job in a slot; `work` must settle once its signal aborts. */
+  /**
+   * Runs a claimed job in a slot; `work` must settle once its signal aborts,
+   * and promptly when it is already aborted (a job claimed while stopping).
+   */
   start(orderId: string, work: (signal: AbortSignal) => Promise<void>, onDone: () => void): void {
     const abort = new AbortController()
+    // A claim that was in flight when stop began: the job must record its interruption, never run.
+    if (this.stopped) abort.abort()
     const done = work(abort.signal).finally(() => {
       this.running.delete(orderId)
       if (!this.stopped) onDone()
@@ -34,12 +39,16 @@ export class ExportWorkers {
     this.running.set(orderId, { abort, done })
   }
 
-  /** Aborts every running job and waits until each has recorded how it ended. */
+  /**
+   * Aborts every running job and waits until each has recorded how it ended,
+   * including jobs whose claim completes while the stop is under way.
+   */
   async stop(): Promise<void> {
     this.stopped = true
-    const jobs = [...this.running.values()]
-    for (const job of jobs) job.abort.abort()
-    await Promise.allSettled(jobs.map((job) => job.done))
-    await this.pumping
+    for (const job of this.running.values()) job.abort.abort()
+    // A claim in flight when stop began starts its job only once it completes: jobs are collected again until no pump is left.
+    while (this.pumping !== null || this.running.size > 0) {
+      await Promise.allSettled([this.pumping, ...[...this.running.values()].map((job) => job.done)])
+    }
   }
 }

@@ -82,6 +82,8 @@ const writeExport = async (services: Services, job: ExportJobDoc, attemptId: str
   if (totalRows !== null && totalRows > cap) throw tooLarge(cap)
   const progress = new ProgressRecorder(services, job, attemptId)
   if (totalRows !== null) await progress.record(0, totalRows)
+  // A stop during the count: a data set opened with an aborted signal might wait for an abort event that never comes.
+  signal.throwIfAborted()
   const opened = dataSet.open(body, context)
   let rows = 0
   const heartbeat = setInterval(() => void progress.record(rows, totalRows).catch(() => undefined), config.exportsHeartbeatSeconds * 1000)
@@ -130,6 +132,8 @@ export const runExport = async (services: Services, job: ExportJobDoc, attemptId
   const context = systemContext(job.organizationId, job._id)
   const { config } = services
   try {
+    // Claimed while the instance was stopping: recorded as interrupted before anything is read.
+    signal.throwIfAborted()
     const { file, rowCount } = await writeExport(services, job, attemptId, signal)
     const now = services.clock.now()
     await services.execute(exportAggregate, job._id, {

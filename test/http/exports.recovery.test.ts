@@ -27,6 +27,53 @@ t.test('a job running when the service stops is interrupted, then resumed by the
   t.equal(history.at(-1), 'ExportCompleted')
 })
 
+t.test('a job claimed while the service is stopping is interrupted without running, and the stop waits for it', async (t) => {
+  const dataDir = tempDir()
+  const clock = new ManualClock('2026-03-10T09:00:00.000Z')
+  let opened = 0
+  const blocking = blockingDataSet('receivables')
+  const first = await createTestApp(t, {
+    clock, config: { dataDir },
+    beforeStart: (runtime) => runtime.exports.dataSets.register({
+      ...blocking,
+      open: (body, context) => {
+        opened += 1
+        return blocking.open(body, context)
+      },
+    }),
+  })
+  // Holds the runner's claim until the stop has begun.
+  const commands = first.runtime.commands
+  const execute = commands.execute.bind(commands)
+  let claiming: () => void = () => undefined
+  const claimInFlight = new Promise<void>((resolve) => { claiming = resolve })
+  let release: () => void = () => undefined
+  const released = new Promise<void>((resolve) => { release = resolve })
+  commands.execute = (async (aggregate, id, command, context) => {
+    if (typeof command === 'object' && command !== null && 'type' in command && command.type === 'StartExport') {
+      claiming()
+      await released
+    }
+    return execute(aggregate, id, command, context)
+  }) as typeof commands.execute
+  const orderID: string = (await postExport(first, { type: 'receivables' })).json().data.orderID
+  await claimInFlight
+  const stopped = first.runtime.exports.workers.stop()
+  release()
+  await stopped
+
+  t.equal(opened, 0, 'the job never reads its data set')
+  t.equal(first.runtime.exports.workers.active.size, 0, 'no job outlives the stop')
+  const history: string[] = []
+  for await (const event of first.runtime.history(`export-${orderID}`)) history.push(event.type)
+  t.same(history, ['ExportRequested', 'ExportStarted', 'ExportInterrupted'], 'the log records the interruption')
+  t.match(await first.runtime.queries.exportJobs.byId(orderID), { status: 'queued', attempts: 1 }, 'the job is back in the queue')
+  await first.close()
+
+  const second = await createTestApp(t, { clock, config: { dataDir }, beforeStart: (runtime) => runtime.exports.dataSets.register(fixtureDataSet('receivables', 3)) })
+  t.match(await jobSettled(second.runtime, orderID), { status: 'done', attempts: 2, rowCount: 3 }, 'the next start runs it at once')
+})
+
 t.test('a job whose runner died is requeued once its heartbeat is stale, and fails after the last attempt', async (t) => {
   const dataDir = tempDir()
   const clock = new ManualClock('2026-03-10T09:00:00.000Z')
