@@ -35,8 +35,11 @@ const release = (event: Exclude<ExposureEvent, { type: 'CreditDisbursed' }>) => 
  * outstanding principal: a disbursement that found no reservation (a credit
  * disbursed before the limit stream knew it) is recorded, each payment lowers
  * the count to the principal still owed, and a paid, cancelled or rejected
- * credit releases it all. Idempotent on the limit stream (a credit is reserved
- * once, a release only lowers), so a redelivery changes nothing.
+ * credit releases it all. A cancelled or rejected credit that was approved is
+ * closed on the limit stream instead, which also bars a reservation still on
+ * its way (docs/credit-limits.md). Idempotent on the limit stream (a credit is
+ * reserved or closed once, a release only lowers), so a redelivery changes
+ * nothing.
  */
 export const followCreditExposure = async (commands: CommandHandler, event: ExposureEvent, context: CommandContext) => {
   const { creditId, organizationId } = event.data
@@ -49,8 +52,15 @@ export const followCreditExposure = async (commands: CommandHandler, event: Expo
     }, context)
   }
   const { state: credit } = await commands.load(creditAggregate, creditId)
+  const { debtorId, currency } = credit
+  const creditLimitId = creditLimitIdOf(organizationId, debtorId, currency)
   const { remaining, reason, at } = release(event)
-  return commands.execute(creditLimitAggregate, creditLimitIdOf(organizationId, credit.debtorId, credit.currency), {
-    type: 'ReleaseCreditLimit', creditId, remaining, reason, now: at,
-  }, context)
+  // Only a credit once approved can have a disbursement between its check and its reservation; closing the others would
+  // add an event to the limit stream for every rejected request.
+  if ((reason === 'cancelled' || reason === 'rejected') && credit.approvedAt !== null) {
+    return commands.execute(creditLimitAggregate, creditLimitId, {
+      type: 'CloseCreditExposure', creditLimitId, organizationId, debtorId, currency, creditId, reason, now: at,
+    }, context)
+  }
+  return commands.execute(creditLimitAggregate, creditLimitId, { type: 'ReleaseCreditLimit', creditId, remaining, reason, now: at }, context)
 }

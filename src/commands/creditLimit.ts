@@ -1,4 +1,4 @@
-import type { CreditLimitEvent, CreditLimitReleased, CreditLimitReserved, CreditLimitStatus } from '../events/creditLimit.js'
+import type { CreditLimitEvent, CreditLimitExposureClosed, CreditLimitReleased, CreditLimitReserved, CreditLimitStatus } from '../events/creditLimit.js'
 import { AppError, invalidFields, type FieldError } from '../shared/errors.js'
 import { deterministicId } from '../shared/ids.js'
 import { fitsMinorUnit, isCurrencyCode, money, toMoneyString } from '../shared/money.js'
@@ -36,12 +36,20 @@ export type CreditLimitCommand =
    * Counts a credit's principal against the limit. With `check`, an active
    * limit refuses an amount above what is available (CREDIT_LIMIT_EXCEEDED);
    * without, the exposure is recorded as it is (the money is already out).
-   * A credit is counted once: a second reservation changes nothing.
+   * A credit is counted once: a second reservation changes nothing, and so
+   * does one for a credit closed here (it ended without disbursement).
    */
   | (Pick<CreditLimitReserved['data'], 'creditLimitId' | 'organizationId' | 'debtorId' | 'currency' | 'creditId' | 'amount'>
     & { type: 'ReserveCreditLimit'; check: boolean; today: string; now: string })
   /** Lowers what is counted for a credit to `remaining` (never raises it). */
   | (Pick<CreditLimitReleased['data'], 'creditId' | 'remaining' | 'reason'> & { type: 'ReleaseCreditLimit'; now: string })
+  /**
+   * The credit ended without disbursement: what it counts is released to 0;
+   * when nothing is counted yet, it is closed, so a reservation that lands
+   * afterwards (a disbursement checked before the end) counts nothing.
+   */
+  | (Pick<CreditLimitExposureClosed['data'], 'creditLimitId' | 'organizationId' | 'debtorId' | 'currency' | 'creditId' | 'reason'>
+    & { type: 'CloseCreditExposure'; now: string })
 
 export interface CreditLimitState {
   status: 'none' | CreditLimitStatus
@@ -51,7 +59,7 @@ export interface CreditLimitState {
   currency: string
   maxAmount: string
   expirationDate: string
-  /** creditId → principal counted against the limit; '0' once released, so a credit is never counted again. */
+  /** creditId → principal counted against the limit; '0' once released or closed, so a credit is never counted again. */
   exposures: Record<string, string>
 }
 
@@ -92,6 +100,17 @@ const requireValid = (problems: FieldError[]): void => {
   if (problems.length > 0) throw invalidFields(problems)
 }
 
+/** Lowers what the credit counts to `remaining`; nothing when it counts no more than that. */
+const releaseTo = (state: CreditLimitState, creditId: string, remaining: string, reason: CreditLimitReleased['data']['reason'], at: string): CreditLimitEvent[] => {
+  const counted = state.exposures[creditId]
+  if (counted === undefined || money(remaining).gte(counted)) return []
+  const released = money(counted).minus(remaining)
+  return [{ type: 'CreditLimitReleased', data: {
+    creditLimitId: state.creditLimitId, organizationId: state.organizationId, creditId, amount: released.toFixed(),
+    remaining: money(remaining).toFixed(), reason, usedAmount: usedAmountOf(state).minus(released).toFixed(), at,
+  } }]
+}
+
 const requireLimit = (state: CreditLimitState): void => {
   if (state.status === 'none') throw new AppError('NOT_FOUND', 'credit limit not found', { resource: 'creditLimit' })
 }
@@ -112,7 +131,7 @@ const statusEvents = (state: CreditLimitState, wanted: 'active' | 'inactive' | u
 export const creditLimitAggregate: Aggregate<CreditLimitCommand, CreditLimitEvent, CreditLimitState> = {
   streamType: 'creditLimit',
   eventTypes: ['CreditLimitCreated', 'CreditLimitAmountChanged', 'CreditLimitExpirationChanged', 'CreditLimitActivated', 'CreditLimitDeactivated', 'CreditLimitExpired',
-    'CreditLimitReserved', 'CreditLimitReleased'],
+    'CreditLimitReserved', 'CreditLimitReleased', 'CreditLimitExposureClosed'],
   initialState: () => ({ status: 'none', creditLimitId: '', organizationId: '', debtorId: '', currency: '', maxAmount: '0', expirationDate: '', exposures: {} }),
   decide(command, state) {
     switch (command.type) {
@@ -167,13 +186,13 @@ export const creditLimitAggregate: Aggregate<CreditLimitCommand, CreditLimitEven
           usedAmount: usedAmountOf(state).plus(command.amount).toFixed(), at: command.now,
         } }]
       }
-      case 'ReleaseCreditLimit': {
-        const counted = state.exposures[command.creditId]
-        if (counted === undefined || money(command.remaining).gte(counted)) return []
-        const released = money(counted).minus(command.remaining)
-        return [{ type: 'CreditLimitReleased', data: {
-          creditLimitId: state.creditLimitId, organizationId: state.organizationId, creditId: command.creditId, amount: released.toFixed(),
-          remaining: money(command.remaining).toFixed(), reason: command.reason, usedAmount: usedAmountOf(state).minus(released).toFixed(), at: command.now,
+      case 'ReleaseCreditLimit':
+        return releaseTo(state, command.creditId, command.remaining, command.reason, command.now)
+      case 'CloseCreditExposure': {
+        if (state.exposures[command.creditId] !== undefined) return releaseTo(state, command.creditId, '0', command.reason, command.now)
+        return [{ type: 'CreditLimitExposureClosed', data: {
+          creditLimitId: command.creditLimitId, organizationId: command.organizationId, debtorId: command.debtorId, currency: command.currency,
+          creditId: command.creditId, reason: command.reason, at: command.now,
         } }]
       }
       default: {
@@ -205,6 +224,10 @@ export const creditLimitAggregate: Aggregate<CreditLimitCommand, CreditLimitEven
       }
       case 'CreditLimitReleased':
         return { ...state, exposures: { ...state.exposures, [event.data.creditId]: event.data.remaining } }
+      case 'CreditLimitExposureClosed': {
+        const { creditLimitId, organizationId, debtorId, currency, creditId } = event.data
+        return { ...state, creditLimitId, organizationId, debtorId, currency, exposures: { ...state.exposures, [creditId]: '0' } }
+      }
       default: {
         const _never: never = event
         return _never

@@ -150,16 +150,25 @@ export const requestCredit = async (
   return commands.execute(creditAggregate, input.creditId, command, context)
 }
 
+/** Where a disbursement reports what it could not do itself and left to a process (the HTTP request's log). */
+export interface DisbursementLog {
+  warn(details: object, message: string): void
+}
+
 /**
- * Gives back a reservation the disbursement made when the credit ended up
- * cancelled or rejected instead (a concurrent move). Those states are final,
- * so this cannot take a reservation from a disbursement that happened.
+ * Gives back at once a reservation the disbursement made when the credit ended
+ * up cancelled or rejected instead (a concurrent move). Those states are final,
+ * so this cannot take a reservation from a disbursement that happened. The
+ * creditExposure process closes the credit on the limit stream as well when it
+ * handles the end, so this only spares the wait for it.
  */
-const releaseUnlessDisbursed = async (commands: CommandHandler, credit: CreditState, context: CommandContext, now: string) => {
+const closeUnlessDisbursed = async (commands: CommandHandler, credit: CreditState, context: CommandContext, now: string) => {
   const { state } = await commands.load(creditAggregate, credit.creditId)
   if (state.status !== 'Anulado' && state.status !== 'Rechazado') return
-  await commands.execute(creditLimitAggregate, creditLimitIdOf(credit.organizationId, credit.debtorId, credit.currency), {
-    type: 'ReleaseCreditLimit', creditId: credit.creditId, remaining: '0', reason: state.status === 'Anulado' ? 'cancelled' : 'rejected', now,
+  const { creditId, organizationId, debtorId, currency } = credit
+  const creditLimitId = creditLimitIdOf(organizationId, debtorId, currency)
+  await commands.execute(creditLimitAggregate, creditLimitId, {
+    type: 'CloseCreditExposure', creditLimitId, organizationId, debtorId, currency, creditId, reason: state.status === 'Anulado' ? 'cancelled' : 'rejected', now,
   }, context)
 }
 
@@ -173,7 +182,10 @@ const releaseUnlessDisbursed = async (commands: CommandHandler, credit: CreditSt
  */
 export const disburseCredit = async (
   commands: CommandHandler,
-  input: { creditId: string; organizationId: string; method: string; reference: string; taxes: readonly TaxRate[]; by: string; now: string },
+  input: {
+    creditId: string; organizationId: string; method: string; reference: string; taxes: readonly TaxRate[]; by: string; now: string
+    log?: DisbursementLog
+  },
   context: CommandContext,
 ) => {
   const credit = await loadCreditIn(commands, input.organizationId, input.creditId)
@@ -193,8 +205,11 @@ export const disburseCredit = async (
     return await commands.execute(creditAggregate, input.creditId, command, context)
   } catch (error) {
     // Left in place otherwise: a retried disbursement reuses it, and a later cancellation releases it. Failing
-    // to release must not hide why the disbursement failed.
-    await releaseUnlessDisbursed(commands, credit, context, input.now).catch(() => undefined)
+    // to release must not hide why the disbursement failed; the creditExposure process releases it then.
+    await closeUnlessDisbursed(commands, credit, context, input.now).catch((releaseError: unknown) => {
+      input.log?.warn({ err: releaseError, creditId: input.creditId, creditLimitId },
+        'the failed disbursement could not release its credit-limit reservation; the creditExposure process will')
+    })
     throw error
   }
 }

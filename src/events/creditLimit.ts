@@ -72,6 +72,22 @@ export type CreditLimitReleased = Event<'CreditLimitReleased', {
   at: string
 }>
 
+/**
+ * A credit that ended without disbursement (cancelled or rejected) while this
+ * stream counted nothing for it. A disbursement that passed its credit check
+ * just before may still try to reserve for it; that reservation changes
+ * nothing, so the credit can never hold part of the limit.
+ */
+export type CreditLimitExposureClosed = Event<'CreditLimitExposureClosed', {
+  creditLimitId: string
+  organizationId: string
+  debtorId: string
+  currency: string
+  creditId: string
+  reason: 'cancelled' | 'rejected'
+  at: string
+}>
+
 export type CreditLimitEvent =
   | CreditLimitCreated
   | CreditLimitAmountChanged
@@ -81,3 +97,4 @@ export type CreditLimitEvent =
   | CreditLimitExpired
   | CreditLimitReserved
   | CreditLimitReleased
+  | CreditLimitExposureClosed

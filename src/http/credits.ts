@@ -226,7 +226,7 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     const organizationId = organizationOf(request).id
     const result = await disburseCredit(commands, {
       creditId: request.params.creditid, organizationId, method: request.body.method, reference: request.body.reference ?? '',
-      taxes: await queries.taxes.ratesFor(organizationId, ['CREDIT']), by: actor(request), now: clock.now().toISOString(),
+      taxes: await queries.taxes.ratesFor(organizationId, ['CREDIT']), by: actor(request), now: clock.now().toISOString(), log: request.log,
     }, commandContext(request))
     await services.settle(result.position)
     return respond(request, request.params.creditid)

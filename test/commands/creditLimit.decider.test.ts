@@ -126,3 +126,25 @@ t.test('a release lowers what a credit counts to what it still owes, never raise
   const closed = [...withOne, { type: 'CreditLimitReleased' as const, data: { ...released.data, amount: '3000000', remaining: '0', reason: 'paid' as const, usedAmount: '0' } }]
   limit.given(...closed).when(reserve('c1', '3000000.00', false)).thenNothing(t, 'a released credit is not counted again by a redelivered disbursement')
 })
+
+t.test('a credit that ended without disbursement is closed: what it counted is released, and a reservation arriving later counts nothing', async (t) => {
+  const close = (reason: 'cancelled' | 'rejected' = 'cancelled') =>
+    ({ type: 'CloseCreditExposure' as const, ...ids, debtorId: 'p1', currency: 'COP', creditId: 'c1', reason, now })
+  const closed = { type: 'CreditLimitExposureClosed' as const, data: { ...ids, debtorId: 'p1', currency: 'COP', creditId: 'c1', reason: 'cancelled' as const, at: now } }
+  limit.given(created).when(close()).then(t, [closed], 'nothing counted yet: closed')
+  limit.given().when(close('rejected')).then(t, [{ ...closed, data: { ...closed.data, reason: 'rejected' } }], 'also on a stream with no limit yet')
+  limit.given(created, closed).when(reserve('c1', '3000000.00')).thenNothing(t, 'the reservation of a disbursement checked before the end counts nothing')
+  limit.given(created, closed).when(reserve('c1', '3000000.00', false)).thenNothing(t, 'nor an unchecked one')
+  limit.given(created, closed).when(close()).thenNothing(t, 'a redelivered end changes nothing')
+  const state = limit.given(closed).state
+  t.same([state.creditLimitId, state.organizationId, state.debtorId, state.currency, state.exposures], ['l1', 'o1', 'p1', 'COP', { c1: '0' }], 'the stream knows its limit from it')
+  limit.given(closed, created).when(reserve('c2', '5000000.00')).then(t, [reserved('c2', '5000000.00', '5000000')], 'a closed credit uses none of the limit')
+
+  const withOne = [created, reserved('c1', '3000000.00', '3000000')]
+  const releasedAll = { type: 'CreditLimitReleased' as const, data: {
+    ...ids, creditId: 'c1', amount: '3000000', remaining: '0', reason: 'cancelled' as const, usedAmount: '0', at: now,
+  } }
+  limit.given(...withOne).when(close()).then(t, [releasedAll], 'reserved before the end: released to 0')
+  limit.given(...withOne, releasedAll).when(close()).thenNothing(t, 'once released, closing again changes nothing')
+  limit.given(...withOne, releasedAll).when(reserve('c1', '3000000.00')).thenNothing(t, 'and it is not reserved again')
+})
