@@ -45,6 +45,17 @@ const signatureWithImage = async (svc: TestApp, email: string | undefined) => {
   }
 }
 
+/** A notifier that keeps what it is asked to send. */
+const recordingNotifier = () => {
+  const sent: OutgoingMessage[] = []
+  const notifier: Notifier = {
+    channel: 'smtp', needsRecipient: true,
+    send: async (message) => { sent.push(message); return { messageId: `<${sent.length}@test>` } },
+    close: async () => undefined,
+  }
+  return { sent, notifier }
+}
+
 const outcomeOf = (svc: TestApp) =>
   firstValueFrom(svc.runtime.hub.events$.pipe(filter((e) => e.type === 'NotificationDelivered' || e.type === 'NotificationFailed')))
 
@@ -87,12 +98,7 @@ t.test('a signer without an e-mail address: recorded as failed over SMTP', async
 
 t.test('a redelivered deletion event sends nothing again, and a send cut short by a crash is not repeated', async (t) => {
   const svc = await createTestApp(t, { config: { processesEnabled: false } })
-  const sent: OutgoingMessage[] = []
-  const notifier: Notifier = {
-    channel: 'smtp', needsRecipient: true,
-    send: async (message) => { sent.push(message); return { messageId: `<${sent.length}@test>` } },
-    close: async () => undefined,
-  }
+  const { sent, notifier } = recordingNotifier()
   const services = { ...svc.runtime, notifier }
   const deletionEvent = async (signatureId: string): Promise<RecordedOf<'SignatureFileDeleted'>> => {
     for await (const event of svc.runtime.eventStore.readStream(`signature-${signatureId}`)) {
@@ -125,12 +131,7 @@ t.test('a redelivered deletion event sends nothing again, and a send cut short b
 
 t.test('a notice handled late describes the signature as the deletion left it, not as it is by then', async (t) => {
   const svc = await createTestApp(t, { config: { processesEnabled: false } })
-  const sent: OutgoingMessage[] = []
-  const notifier: Notifier = {
-    channel: 'smtp', needsRecipient: true,
-    send: async (message) => { sent.push(message); return { messageId: `<${sent.length}@test>` } },
-    close: async () => undefined,
-  }
+  const { sent, notifier } = recordingNotifier()
   const signature = await signatureWithImage(svc, 'ana@example.co')
   await signature.remove('blurry')
   const base = `/v1/document/${documentId}/signature-scan/${signature.signatureId}`
