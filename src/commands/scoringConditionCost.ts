@@ -11,8 +11,11 @@ import { scoringFieldCatalogue, isScoringField } from './scoringFields.js'
  */
 export const CHARS_PER_STEP = 64
 
-/** String fields come from profiles and evaluation requests, both at most 200 characters. */
-const MAX_FIELD_TEXT = 200
+/**
+ * String fields come from profiles and evaluation requests, both at most 200 characters, and a character
+ * outside the BMP (an emoji) is two of the UTF-16 code units that lengths and steps count.
+ */
+const MAX_FIELD_TEXT = 400
 
 /** Per macro iteration: the expanded step, its constant and, for filter(), the pushed element. */
 const ITERATION_OVERHEAD = 3

@@ -22,17 +22,17 @@ export const MAX_CONDITION_LENGTH = 500
  * Steps a condition may cost (scoringConditionCost.ts): the parse limits bound
  * its size, not its work, and macros nested over lists multiply. A condition
  * whose static bound is over this is refused when the model is written; the
- * costliest accepted ones evaluate in about 0.2 ms.
+ * costliest accepted ones evaluate in well under a millisecond.
  */
-export const CONDITION_COST_BUDGET = 10_000
+export const CONDITION_COST_BUDGET = 25_000
 
 /**
  * Steps one evaluation may take before it is abandoned (about 1.5 ms): conditions
  * recorded before CONDITION_COST_BUDGET existed were never estimated, and the
- * event log is never rewritten. Five times the estimate's budget, which bounds
- * what an accepted condition can take, so none of those reaches it.
+ * event log is never rewritten. Above the estimate's budget, which bounds what
+ * an accepted condition can take, so none of those reaches it.
  */
-export const EVALUATION_STEP_BUDGET = 5 * CONDITION_COST_BUDGET
+export const EVALUATION_STEP_BUDGET = 50_000
 
 /** Functions refused in conditions: `matches` runs a caller-supplied regular expression over debtor input (catastrophic backtracking). */
 const forbiddenFunctions = new Set(['matches'])
@@ -189,4 +189,10 @@ export const evaluateCondition = (source: string, fields: ScoringFieldValues, bu
   } finally {
     stepsLeft = Infinity
   }
+}
+
+// The budget holds only while cel-js evaluates every node through `run` (its version is pinned for that): checked once at load,
+// so a release that evaluated otherwise fails the start instead of letting a stored condition run unbounded.
+if (evaluateCondition('[1, 2, 3].all(a, [1, 2, 3].all(b, a + b > 0))', {}, 5).error === null) {
+  throw new Error('cel-js no longer evaluates through the metered run(): scoring conditions would have no step budget')
 }

@@ -62,7 +62,7 @@ t.test('macros nested over long lists are refused at the condition, saying how c
   for (const condition of [nested(12, 7), nested(22, 7)]) {
     t.ok(condition.length <= 500, 'within the length limit')
     const problem = checkCondition(condition)
-    t.match(problem, { message: /^is too costly to evaluate: up to \d+ steps, more than 10000 \(macros nested over long lists multiply their lengths\)$/, line: 1 })
+    t.match(problem, { message: /^is too costly to evaluate: up to \d+ steps, more than 25000 \(macros nested over long lists multiply their lengths\)$/, line: 1 })
     t.equal(condition[problem?.position ?? -1], '[', 'the position is where the costly macro begins')
   }
   const model: ScoringModelDefinition = {
@@ -129,6 +129,8 @@ t.test('the estimate bounds what evaluation counts, so no accepted condition rea
     {},
     longest,
     { age: 18, hasEmail: true, occupation: 'ab'.repeat(100), employmentType: 'ab'.repeat(100), cityId: 'a '.repeat(100) },
+    // 200 characters that are 400 UTF-16 code units, which the schemas let through
+    { occupation: '😀'.repeat(200), employmentType: '😀'.repeat(200), economicActivity: '😀'.repeat(200) },
   ]
   let compared = 0
   for (let i = 0; i < 400; i++) {
@@ -188,4 +190,13 @@ t.test('a model recorded before the cost check still loads, changes status and t
   configuration.when({ type: 'ReviseScoringModel', modelId: 'm1', version: '2', definition: valid, validFrom: now, now })
     .then(t, [{ type: 'ScoringModelRevised', data: { ...ids, modelId: 'm1', versionNumber: 2, version: '2', definition: valid, validFrom: now, createdAt: now } }])
   configuration.when({ type: 'ReviseScoringModel', modelId: 'm1', version: '2', definition: costly, validFrom: now, now }).thenRefused(t, 'VALIDATION_ERROR')
+})
+
+t.test('text of characters outside the BMP counts at its length in code units: what the review found over the bound is within it', async (t) => {
+  const emoji = { occupation: '😀'.repeat(200) }
+  for (const source of ['occupation.split("").map(c, occupation).join().size() > 0', 'cel.bind(s, occupation.split("").map(c, occupation).join(), s + s != "")']) {
+    const estimate = estimateOf(source)
+    const outcome = evaluateCondition(source, emoji, Number.isFinite(estimate) ? estimate : EVALUATION_STEP_BUDGET)
+    t.notMatch(outcome.error ?? '', exceeded, `${source}: evaluated within its estimate of ${estimate} steps`)
+  }
 })

@@ -18,7 +18,7 @@ t.test('a condition too costly to evaluate is a 400 at the condition, on creatio
   t.equal(created.statusCode, 400)
   t.equal(created.json().data.code, 'VALIDATION_ERROR')
   const [error] = created.json().data.errors
-  t.match(error, { field: 'body.penalties.0.condition', message: /^is too costly to evaluate: up to \d+ steps, more than 10000 .*\(line 1, column \d+\)$/, line: 1 })
+  t.match(error, { field: 'body.penalties.0.condition', message: /^is too costly to evaluate: up to \d+ steps, more than 25000 .*\(line 1, column \d+\)$/, line: 1 })
   t.equal(nested(12)[error.position], '[', 'at the macro whose cost is over the budget')
 
   const id = (await call({ method: 'POST', url: base, payload: consumerModel })).json().data.ID
