@@ -42,7 +42,7 @@ export class FilesystemFileStore implements FileStore {
 
   async put(fileId: string, content: Readable | Buffer, metadata: FileMetadata): Promise<StoredFile> {
     const paths = this.paths(fileId)
-    await fs.mkdir(paths.dir, { recursive: true })
+    const created = await fs.mkdir(paths.dir, { recursive: true })
     const temp = `${paths.content}.${randomUUID()}.tmp`
     const hash = createHash('sha256')
     let size = 0
@@ -64,6 +64,10 @@ export class FilesystemFileStore implements FileStore {
       await fs.rename(temp, paths.content)
       await fs.rename(metaTemp, paths.meta)
       await syncFile(paths.dir)
+      // A directory made for this file: each parent's entry of it too, from the shard up to the first one made.
+      if (created !== undefined) {
+        for (let dir = paths.dir; dir !== path.dirname(created); dir = path.dirname(dir)) await syncFile(path.dirname(dir))
+      }
       return stored
     } catch (error) {
       // A failed pipeline can settle before the destroyed writer has opened (and so created) the file: removing it earlier would leave it behind.

@@ -26,8 +26,7 @@ const Health = Type.Object({
       position: Type.Integer(),
       attempts: Type.Integer(),
       since: Type.String({ format: 'date-time' }),
-      error: Type.String(),
-    }), Type.Null()], { description: 'the event it keeps failing on and retries until it passes (it goes on with nothing else meanwhile); null while nothing fails' }),
+    }), Type.Null()], { description: 'the event it keeps failing on and retries until it passes (it goes on with nothing else meanwhile; each error is logged); null while nothing fails' }),
     givenUp: Type.Integer({ description: 'events given up since the start: refused by the service on every attempt, each logged' }),
   }), { description: 'the process managers (webhooks, exports, payments, …); empty when PROCESSES_ENABLED is false' }),
 })

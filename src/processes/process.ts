@@ -137,19 +137,20 @@ const TRANSIENT_CODES: ReadonlySet<string> = new Set(['CONCURRENCY_CONFLICT', 'R
 
 /**
  * A refusal the same command meets again however often it is retried (a rule
- * of the domain, a document that is not there). Anything else (the event
+ * of the domain, a document that is not there, something this version does
+ * not implement). Anything else (the event
  * store or read store unreachable, a disk full, a defect) may pass, and
  * giving its event up would lose what it was to do: a payment applied, a
  * limit released, a webhook fired.
  */
 export const isRefusal = (error: unknown): boolean =>
-  error instanceof AppError && error.status >= 400 && error.status < 500 && !TRANSIENT_CODES.has(error.code)
+  error instanceof AppError && ((error.status >= 400 && error.status < 500 && !TRANSIENT_CODES.has(error.code)) || error.status === 501)
 
 /** What a manager is doing wrong, for /v1/health. */
 export interface ProcessStatus {
   name: string
-  /** The event it keeps failing on and retries (null while nothing fails). */
-  retrying: { eventId: string; type: string; position: number; attempts: number; since: string; error: string } | null
+  /** The event it keeps failing on and retries (null while nothing fails); the errors themselves are logged, not shown here. */
+  retrying: { eventId: string; type: string; position: number; attempts: number; since: string } | null
   /** Events given up since the start: refused `maxAttempts` times, each logged. */
   givenUp: number
 }
@@ -311,7 +312,6 @@ export class ProcessSupervisor<Deps> {
       status.retrying = {
         eventId: event.id, type: event.type, position: event.position, attempts: attempt,
         since: status.retrying?.eventId === event.id ? status.retrying.since : (this.options.now?.() ?? new Date()).toISOString(),
-        error: outcome.error instanceof Error ? outcome.error.message : String(outcome.error),
       }
       if (attempt === attempts) this.options.logger.error(context, 'process manager keeps failing on an event; retrying until it passes')
       else this.options.logger.warn(context, 'process manager failed; retrying')

@@ -68,6 +68,9 @@ t.test('a file is fsynced (its content, its sidecar, then its directory after th
   const id = newId()
   await files.put(id, Buffer.from('durable'), meta)
   t.same(synced.slice(0, 2).sort(), ['content', 'sidecar'])
-  t.equal(synced[2], 'directory', 'the directory last, once both names are in it')
-  t.equal(synced.length, 3)
+  t.same(synced.slice(2), ['directory', 'directory'], 'then the new shard directory, and the root that names it')
+  synced.length = 0
+  const sameShard = `${newId().slice(0, -2)}${id.slice(-2)}`
+  await files.put(sameShard, Buffer.from('again'), meta)
+  t.same(synced.slice(2), ['directory'], 'in a shard that exists, only its directory')
 })
