@@ -11,7 +11,7 @@ import { AppError } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
 import { allScopes, isScope } from '../shared/permissions.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
-import { organizationAccess, requireAssignable } from './plugins/organization.js'
+import { organizationAccess, requireAssignable, requireScopesHeld } from './plugins/organization.js'
 import { failures, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 
 const Organization = Type.Object({
@@ -219,8 +219,7 @@ export const administrationRoutes: FastifyPluginAsyncTypebox<{ services: Service
     if (unknown.length > 0) {
       throw new AppError('VALIDATION_ERROR', `unknown scope(s): ${unknown.join(' ')}`, { errors: unknown.map((s) => ({ field: 'body.scopes', message: `unknown scope ${s}` })) })
     }
-    const beyond = scopes.filter((s) => !principal.isPlatformAdmin && !principal.scopes.has(s))
-    if (beyond.length > 0) throw new AppError('INSUFFICIENT_SCOPE', `cannot grant scopes the caller lacks: ${beyond.join(' ')}`, { scope: beyond.join(' ') })
+    requireScopesHeld(principal, scopes, 'cannot grant scopes the caller lacks')
     await requireAssignable(queries, principal, organizationOf(request), roleTemplateId)
     const clientId = newId()
     const secret = generateSecret()

@@ -10,7 +10,7 @@ import type { Services } from '../services.js'
 import { AppError, notFound } from '../shared/errors.js'
 import { ADMIN_SCOPE } from '../shared/permissions.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
-import { requireAssignable, requireMemberRoleHeld } from './plugins/organization.js'
+import { requireAssignable, requireMemberRoleHeld, requireScopesHeld } from './plugins/organization.js'
 import { failures, PageQuery, Pagination, pagination, RoleChangeBody, Timestamp, Uuid } from './schemas.js'
 
 const Client = Type.Object({
@@ -54,10 +54,7 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       throw new AppError('FORBIDDEN', `only a platform administrator (scope ${ADMIN_SCOPE}) may change a client holding it`)
     }
     // A new secret hands the client's scopes to the caller: only one who could have created the client with them.
-    const beyond = doc.scopes.filter((scope) => !principal.isPlatformAdmin && !principal.scopes.has(scope))
-    if (beyond.length > 0) {
-      throw new AppError('INSUFFICIENT_SCOPE', `the client holds scopes the caller lacks: ${beyond.join(' ')}`, { scope: beyond.join(' ') })
-    }
+    requireScopesHeld(principal, doc.scopes, 'the client holds scopes the caller lacks')
     // A new secret hands the client's role to the caller: only one whose permissions the caller holds (administrators any).
     await requireMemberRoleHeld(queries, principal, organizationOf(request), clientId)
     return doc

@@ -138,6 +138,17 @@ export const requireGrantable = (principal: Principal, context: OrganizationCont
 }
 
 /**
+ * The same rule for scopes: a client is given (or, by a new secret, handed to
+ * the caller with) only scopes the caller holds; the platform administrator
+ * holds every one.
+ */
+export const requireScopesHeld = (principal: Principal, scopes: readonly string[], what: string): void => {
+  if (principal.isPlatformAdmin) return
+  const beyond = scopes.filter((scope) => !principal.scopes.has(scope))
+  if (beyond.length > 0) throw new AppError('INSUFFICIENT_SCOPE', `${what}: ${beyond.join(' ')}`, { scope: beyond.join(' ') })
+}
+
+/**
  * `requireGrantable` for a role template to be assigned, with its permissions as
  * the read model holds them now. An unknown template passes here: the creation
  * itself refuses it (400, `body.roleTemplateId`).
