@@ -1,5 +1,5 @@
 import type { CreditEvent } from '../events/credit.js'
-import type { CreditStreamEvent } from '../events/creditState.js'
+import type { CreditState, CreditStreamEvent } from '../events/creditState.js'
 import { dayOf } from '../shared/amortization.js'
 import { creditAggregate } from './credit.js'
 import { creditLimitAggregate, creditLimitIdOf } from './creditLimit.js'
@@ -31,6 +31,24 @@ const release = (event: Exclude<ExposureEvent, { type: 'CreditDisbursed' }>) => 
 }
 
 /**
+ * Ends what a credit that ended without disbursement counts on its debtor's
+ * limit stream, and bars a reservation still on its way (docs/credit-limits.md).
+ */
+export const closeCreditExposure = (
+  commands: CommandHandler,
+  credit: Pick<CreditState, 'creditId' | 'organizationId' | 'debtorId' | 'currency'>,
+  reason: 'cancelled' | 'rejected',
+  now: string,
+  context: CommandContext,
+) => {
+  const { creditId, organizationId, debtorId, currency } = credit
+  const creditLimitId = creditLimitIdOf(organizationId, debtorId, currency)
+  return commands.execute(creditLimitAggregate, creditLimitId, {
+    type: 'CloseCreditExposure', creditLimitId, organizationId, debtorId, currency, creditId, reason, now,
+  }, context)
+}
+
+/**
  * Keeps what a credit counts against its debtor's credit limit equal to its
  * outstanding principal: a disbursement that found no reservation (a credit
  * disbursed before the limit stream knew it) is recorded, each payment lowers
@@ -52,15 +70,11 @@ export const followCreditExposure = async (commands: CommandHandler, event: Expo
     }, context)
   }
   const { state: credit } = await commands.load(creditAggregate, creditId)
-  const { debtorId, currency } = credit
-  const creditLimitId = creditLimitIdOf(organizationId, debtorId, currency)
   const { remaining, reason, at } = release(event)
   // Only a credit once approved can have a disbursement between its check and its reservation; closing the others would
   // add an event to the limit stream for every rejected request.
-  if ((reason === 'cancelled' || reason === 'rejected') && credit.approvedAt !== null) {
-    return commands.execute(creditLimitAggregate, creditLimitId, {
-      type: 'CloseCreditExposure', creditLimitId, organizationId, debtorId, currency, creditId, reason, now: at,
-    }, context)
-  }
-  return commands.execute(creditLimitAggregate, creditLimitId, { type: 'ReleaseCreditLimit', creditId, remaining, reason, now: at }, context)
+  if ((reason === 'cancelled' || reason === 'rejected') && credit.approvedAt !== null) return closeCreditExposure(commands, credit, reason, at, context)
+  return commands.execute(creditLimitAggregate, creditLimitIdOf(organizationId, credit.debtorId, credit.currency), {
+    type: 'ReleaseCreditLimit', creditId, remaining, reason, now: at,
+  }, context)
 }

@@ -4,6 +4,7 @@ import type { TaxRate } from '../events/tax.js'
 import { dayOf } from '../shared/amortization.js'
 import { AppError, invalidFields, notFound, type FieldError } from '../shared/errors.js'
 import { creditAggregate, type CreditCommand } from './credit.js'
+import { closeCreditExposure } from './creditExposure.js'
 import { creditLimitAggregate, creditLimitIdOf, limitRefusal } from './creditLimit.js'
 import { creditLineAggregate, methodNames, type CreditLineState } from './creditLine.js'
 import type { CommandContext, CommandHandler } from './handler.js'
@@ -165,11 +166,7 @@ export interface DisbursementLog {
 const closeUnlessDisbursed = async (commands: CommandHandler, credit: CreditState, context: CommandContext, now: string) => {
   const { state } = await commands.load(creditAggregate, credit.creditId)
   if (state.status !== 'Anulado' && state.status !== 'Rechazado') return
-  const { creditId, organizationId, debtorId, currency } = credit
-  const creditLimitId = creditLimitIdOf(organizationId, debtorId, currency)
-  await commands.execute(creditLimitAggregate, creditLimitId, {
-    type: 'CloseCreditExposure', creditLimitId, organizationId, debtorId, currency, creditId, reason: state.status === 'Anulado' ? 'cancelled' : 'rejected', now,
-  }, context)
+  await closeCreditExposure(commands, credit, state.status === 'Anulado' ? 'cancelled' : 'rejected', now, context)
 }
 
 /**
