@@ -66,21 +66,15 @@ const agentFor = (allowPrivate: boolean): Agent => {
 /** What a preview shows for the token. */
 const TOKEN_PLACEHOLDER = '<token>'
 
+/** The headers but those `drop` names: HTTP names are case-insensitive, so a header the service sets replaces one in any case. */
+const withoutHeaders = (headers: Record<string, string>, drop: (name: string) => boolean): Record<string, string> =>
+  Object.fromEntries(Object.entries(headers).filter(([name]) => !drop(name)))
+
 /** The headers with the token in `authHeader`, replacing a header of that name in any case. */
 const withToken = (headers: Record<string, string>, configuration: SendableConfiguration, token: string): Record<string, string> => {
   const [header, value] = authorization(configuration, token)
-  const others = Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== header.toLowerCase()))
-  return { ...others, [header]: value }
+  return { ...withoutHeaders(headers, (name) => name.toLowerCase() === header.toLowerCase()), [header]: value }
 }
-
-/**
- * The rendered headers without those signing adds, in any case: validation
- * refuses them on a signed webhook, but webhooks stored before it did, and
- * names rendered from data, may still give one, and the receiver would get
- * two webhook-id values and fail to verify.
- */
-const withoutSignatureHeaders = (headers: Record<string, string>): Record<string, string> =>
-  Object.fromEntries(Object.entries(headers).filter(([name]) => !isSignatureHeader(name)))
 
 const isSuccess = (response: IncomingResponse | null): response is IncomingResponse => response !== null && response.status >= 200 && response.status < 300
 
@@ -124,7 +118,8 @@ export class WebhookSender {
     const secret = request.configuration.signingSecret
     if (secret === null) return rendered
     const signature = signatureHeaders(secret, request.messageId ?? request.sendId, at, rendered.request.body)
-    return { ...rendered, request: { ...rendered.request, headers: { ...withoutSignatureHeaders(rendered.request.headers), ...signature } } }
+    // Validation refuses these names on a signed webhook, but one stored before it did, or a name rendered from data, may still give one.
+    return { ...rendered, request: { ...rendered.request, headers: { ...withoutHeaders(rendered.request.headers, isSignatureHeader), ...signature } } }
   }
 
   /**
