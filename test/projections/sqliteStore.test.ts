@@ -141,6 +141,39 @@ t.test('a checkpoint is never committed ahead of the documents it covers', async
   t.same(onDisk(), { checkpoint: 40, docs: 40 }, 'closing commits them')
 })
 
+t.test('documents waiting for the commit are read as written, by id and by query, and only their last version is written', async (t) => {
+  const file = path.join(tempDir(), 'read-store.sqlite')
+  const store = new SqliteReadStore({ file, commitEvery: 1000, commitAfterMs: 60_000 })
+  const docs = store.collection<Row>({ name: 'docs', indexes: [{ org: 1 }] })
+  const disk = new Database(file, { readonly: true })
+  t.teardown(() => disk.close())
+  const onDisk = () => (disk.prepare('SELECT _id, doc FROM "c_docs" ORDER BY _id').raw().all() as Array<[string, string]>).map(([id, doc]) => [id, JSON.parse(doc)])
+
+  await docs.put({ _id: 'a', org: 'x', n: 1 })
+  await docs.put({ _id: 'a', org: 'y', n: 2 })
+  await docs.put({ _id: 'b', org: 'y', n: 3 })
+  await docs.delete('b')
+  await docs.put({ _id: 'c', org: 'y', n: 4 })
+  t.same(await docs.get('a'), { _id: 'a', org: 'y', n: 2 }, 'a read by id sees the last put')
+  t.equal(await docs.get('b'), null, 'and a delete')
+  t.same(onDisk(), [], 'nothing is on disk before the commit')
+  t.same((await docs.find({ org: 'y' }, { sort: { n: 1 } })).map((d) => d._id), ['a', 'c'], 'a query sees the waiting documents')
+  t.equal(await docs.count({ org: 'x' }), 0, 'a count too, by the indexed column of the last version')
+
+  await docs.put({ _id: 'c', org: 'x', n: 5 })
+  t.equal(await docs.deleteMany({ org: 'x' }), 1, 'a delete by filter sees a version put after the last query')
+  t.equal(await docs.get('c'), null)
+
+  await docs.put({ _id: 'gone', org: 'x' })
+  await store.drop(['docs'])
+  const again = store.collection<Row>({ name: 'docs' })
+  t.equal(await again.get('gone'), null, 'a drop discards what waited')
+  await again.put({ _id: 'd', org: 'z' })
+  await store.commit()
+  t.same(onDisk(), [['d', { _id: 'd', org: 'z' }]], 'the commit writes what waits')
+  await store.close()
+})
+
 const open = async (config: Config, onProgress?: (position: number) => void): Promise<Runtime> => {
   const runtime = await createRuntime(config, { logger: pino({ level: 'silent' }) })
   await runtime.start(onProgress === undefined ? {} : { onProgress })
