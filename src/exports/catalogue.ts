@@ -103,14 +103,19 @@ export const ExportRequestBody = Type.Unsafe<ExportBody>({
 
 export const isBodyOf = <T extends ExportType>(type: T, value: ExportBody): value is ExportBody<T> => value.type === type
 
-/** Checks a body rebuilt from an event or from legacy query parameters. */
-export const parseExportBody = (raw: unknown): { body: ExportBody } | { errors: FieldError[] } => {
+/**
+ * Checks a body rebuilt from an event or from legacy query parameters, and a
+ * request's body before its job is recorded (the runner checks its parameters
+ * with this, so nothing accepted fails there). `part` names where the fields
+ * came from in the errors.
+ */
+export const parseExportBody = (raw: unknown, part: 'body' | 'query' = 'body'): { body: ExportBody } | { errors: FieldError[] } => {
   if (Value.Check(bodyUnion, raw)) return { body: raw }
   const type = typeof raw === 'object' && raw !== null ? Reflect.get(raw, 'type') : undefined
   const schema = typeof type === 'string' && isExportType(type) ? exportBodySchemas[type] : undefined
   if (schema === undefined) return { errors: [{ field: 'type', message: `must be one of ${exportTypes.join(', ')}` }] }
   const errors = [...Value.Errors(schema, raw)].map((issue) => ({
-    field: ['body', ...issue.instancePath.split('/').filter(Boolean)].join('.'),
+    field: [part, ...issue.instancePath.split('/').filter(Boolean)].join('.'),
     message: issue.message,
   }))
   return { errors }

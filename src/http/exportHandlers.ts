@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { exportAggregate } from '../commands/export.js'
+import type { ExportParameters } from '../events/export.js'
 import type { BlobKind } from '../exports/blobs.js'
 import {
   contentDisposition, exportFileName, exportTypeInfo, exportTypes, parametersOf, parseExportBody, type ExportBody, type ExportType,
@@ -12,6 +13,7 @@ import type { ExportJobDoc, ExportJobStatus } from '../projections/exports.js'
 import type { Services } from '../services.js'
 import { AppError, invalidFields, isAppError, notFound, type FieldError } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
+import type { Permission } from '../shared/permissions.js'
 import { commandContext, organizationOf, type OrganizationContext } from './context.js'
 import { expiredAtOf, exportJobView } from './exportViews.js'
 import { depthLimitedJsonParser } from './jsonBody.js'
@@ -28,16 +30,45 @@ export const requireExportPermissions = (organization: OrganizationContext, type
   if (missing !== undefined) throw new AppError('FORBIDDEN', `permission ${missing} is required for ${type} exports`, { permission: missing })
 }
 
+/** The report columns and filter keys whose permission (`reportColumnPermissions`) the caller lacks, with that permission. */
+const unreadableColumns = (organization: OrganizationContext, parameters: ExportParameters): Array<{ column: string; permission: Permission }> => {
+  const unreadable: Array<{ column: string; permission: Permission }> = []
+  for (const column of [...(parameters.columns ?? []), ...Object.keys(parameters.filters ?? {})]) {
+    const permission = reportColumnPermissions.get(column)
+    if (permission !== undefined && !organization.permissions.has(permission)) unreadable.push({ column, permission })
+  }
+  return unreadable
+}
+
+/**
+ * A report's columns and filters need the permissions of `reportColumnPermissions`
+ * to create it, and as much to read its job or download its file: what it
+ * names (debtors' identities, scores) is in the file and the filter values.
+ */
+const requireReportColumns = (organization: OrganizationContext, type: ExportType, parameters: ExportParameters): void => {
+  if (type !== 'reports') return
+  const [first] = unreadableColumns(organization, parameters)
+  if (first !== undefined) throw new AppError('FORBIDDEN', `permission ${first.permission} is required for a report with ${first.column}`, { permission: first.permission })
+}
+
 /** What a body asks for needs its type's permissions; a report's columns and filters also those of `reportColumnPermissions`. */
 const requireBodyPermissions = (organization: OrganizationContext, body: ExportBody): void => {
   requireExportPermissions(organization, body.type)
-  if (body.type !== 'reports') return
-  for (const column of [...body.columns, ...Object.keys(body.filters ?? {})]) {
-    const permission = reportColumnPermissions.get(column)
-    if (permission !== undefined && !organization.permissions.has(permission)) {
-      throw new AppError('FORBIDDEN', `permission ${permission} is required for a report with ${column}`, { permission })
-    }
-  }
+  requireReportColumns(organization, body.type, parametersOf(body))
+}
+
+/**
+ * A job as a caller may see it in a list: a report's filters on columns the
+ * caller may not read are left out (their values name people or scores) and
+ * named in `withheldFilters`; the job itself and its file answer 403.
+ */
+const listedParameters = (organization: OrganizationContext, doc: ExportJobDoc): ExportParameters & { withheldFilters?: string[] } => {
+  if (doc.exportType !== 'reports' || doc.parameters.filters === undefined) return doc.parameters
+  const withheld = new Set(unreadableColumns(organization, doc.parameters).map((u) => u.column))
+  const keys = Object.keys(doc.parameters.filters).filter((key) => withheld.has(key))
+  if (keys.length === 0) return doc.parameters
+  const filters = Object.fromEntries(Object.entries(doc.parameters.filters).filter(([key]) => !withheld.has(key)))
+  return { ...doc.parameters, filters, withheldFilters: keys }
 }
 
 const typeOfJob = (doc: ExportJobDoc): ExportType => {
@@ -54,23 +85,32 @@ const unavailable = (services: Services, type: ExportType) =>
 /** Body errors answer BIND_ERROR, like the schema's own (POST /exports and its legacy twins). */
 const bindError = (errors: FieldError[]) => invalidFields(errors, 'BIND_ERROR')
 
+type Part = 'body' | 'query'
+
 /** A period given at both ends must hold an instant: an empty one is a mistake the caller would only learn of from an empty file. */
-const periodErrors = (body: ExportBody): FieldError[] => {
+const periodErrors = (body: ExportBody, part: Part): FieldError[] => {
   const after = 'after' in body ? body.after : undefined
   const before = 'before' in body ? body.before : undefined
   if (after === undefined || before === undefined || Date.parse(after) < Date.parse(before)) return []
-  return [{ field: 'body.after', message: `must be earlier than body.before (${before}): the period [after, before) would be empty` }]
+  return [{ field: `${part}.after`, message: `must be earlier than ${part}.before (${before}): the period [after, before) would be empty` }]
 }
 
-/** Report columns and filter keys must name columns of the registered sources; the data set checks what else its body must satisfy. */
-const checkBody = (services: Services, dataSet: DataSet, body: ExportBody): void => {
-  const errors: FieldError[] = periodErrors(body)
+/**
+ * The body as the runner will check it (parseExportBody; stricter in formats
+ * than the route's schema: no `urn:uuid:` ids, no space in times), report
+ * columns and filter keys naming columns of the registered sources, and what
+ * else the data set asks of it.
+ */
+const checkBody = (services: Services, dataSet: DataSet, body: ExportBody, part: Part): void => {
+  const parsed = parseExportBody({ ...parametersOf(body), type: body.type }, part)
+  if ('errors' in parsed) throw bindError(parsed.errors)
+  const errors: FieldError[] = periodErrors(body, part)
   if (body.type === 'reports') {
     body.columns.forEach((column, i) => {
-      if (services.exports.sources.column(column) === null) errors.push({ field: `body.columns.${i}`, message: `unknown column ${column} (see GET /v1/exports/sources?type=reports)` })
+      if (services.exports.sources.column(column) === null) errors.push({ field: `${part}.columns.${i}`, message: `unknown column ${column} (see GET /v1/exports/sources?type=reports)` })
     })
     for (const column of Object.keys(body.filters ?? {})) {
-      if (services.exports.sources.column(column) === null) errors.push({ field: `body.filters.${column}`, message: `unknown column ${column}` })
+      if (services.exports.sources.column(column) === null) errors.push({ field: `${part}.filters.${column}`, message: `unknown column ${column}` })
     }
   }
   if (errors.length === 0) errors.push(...dataSet.check(body))
@@ -107,7 +147,7 @@ export const createExport = async (services: Services, request: FastifyRequest, 
   requireBodyPermissions(organization, body)
   const dataSet = services.exports.dataSets.get(body.type)
   if (dataSet === undefined) throw unavailable(services, body.type)
-  checkBody(services, dataSet, body)
+  checkBody(services, dataSet, body, 'body')
   const orderId = newId()
   const append = async () => {
     await services.execute(exportAggregate, orderId, {
@@ -128,14 +168,14 @@ export const createExport = async (services: Services, request: FastifyRequest, 
 
 /** POST /exports?dryRun=true (and POST /reports/export/estimate): counts a reports export without creating it. */
 export const estimateExport = async (services: Services, request: FastifyRequest, body: ExportBody) => {
+  const organization = organizationOf(request)
+  requireBodyPermissions(organization, body)
   if (body.type !== 'reports') {
     throw new AppError('DRY_RUN_NOT_SUPPORTED', `dry runs are supported for reports only, not ${body.type}`, { supportedTypes: ['reports'] })
   }
-  const organization = organizationOf(request)
-  requireBodyPermissions(organization, body)
   const dataSet = services.exports.dataSets.get(body.type)
   if (dataSet === undefined || dataSet.count === null) throw unavailable(services, body.type)
-  checkBody(services, dataSet, body)
+  checkBody(services, dataSet, body, 'body')
   const itemCount = await dataSet.count(body, {
     organizationId: organization.id, queries: services.queries, requestedAt: services.clock.now().toISOString(), signal: new AbortController().signal,
   })
@@ -146,10 +186,12 @@ export const estimateExport = async (services: Services, request: FastifyRequest
   }
 }
 
-/** A job of the caller's organization that the caller may export; another organization's is a 404. */
+/** A job of the caller's organization that the caller may export, with every report column it names; another organization's is a 404. */
 const visibleJob = (organization: OrganizationContext, doc: ExportJobDoc | null, what: string, id: string): ExportJobDoc => {
   if (doc === null) throw notFound(what, id)
-  requireExportPermissions(organization, typeOfJob(doc))
+  const type = typeOfJob(doc)
+  requireExportPermissions(organization, type)
+  requireReportColumns(organization, type, doc.parameters)
   return doc
 }
 
@@ -202,14 +244,14 @@ export const sendBlob = async (services: Services, request: FastifyRequest, repl
  * the canonical file's for the same request.
  */
 export const sendInlineExport = (services: Services, request: FastifyRequest, reply: FastifyReply, raw: Record<string, unknown>): FastifyReply => {
-  const parsed = parseExportBody(raw)
+  const parsed = parseExportBody(raw, 'query')
   if ('errors' in parsed) throw bindError(parsed.errors)
   const { body } = parsed
   const organization = organizationOf(request)
   requireBodyPermissions(organization, body)
   const dataSet = services.exports.dataSets.get(body.type)
   if (dataSet === undefined) throw unavailable(services, body.type)
-  checkBody(services, dataSet, body)
+  checkBody(services, dataSet, body, 'query')
   const requestedAt = services.clock.now().toISOString()
   const abort = new AbortController()
   const opened = dataSet.open(body, { organizationId: organization.id, queries: services.queries, requestedAt, signal: abort.signal })
@@ -252,7 +294,11 @@ export const listJobs = async (services: Services, request: FastifyRequest, quer
     ...(query.requestedTo === undefined ? {} : { requestedTo: new Date(query.requestedTo).toISOString() }),
   })
   const now = services.clock.now()
-  return { status: 'success' as const, data: items.map((doc) => exportJobView(doc, now)), pagination: pagination(query.page, query.limit, total) }
+  return {
+    status: 'success' as const,
+    data: items.map((doc) => exportJobView({ ...doc, parameters: listedParameters(organization, doc) }, now)),
+    pagination: pagination(query.page, query.limit, total),
+  }
 }
 
 export const sourcesBody = (services: Services) => ({

@@ -32,6 +32,7 @@ export const ExportJob = Type.Object({
   expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'when the file stops being served' })),
   expiredAt: Type.Optional(Type.String({ format: 'date-time', description: 'present once the file has expired (GET …/file answers 410)' })),
   file: Type.Optional(Type.Object({
+    fileId: Type.String({ format: 'uuid', description: 'what the legacy file routes take (GET /v1/export/orders/file/{fileid}, GET /v1/reports/export/download/{fileid})' }),
     fileName: Type.String(),
     contentType: Type.String(),
     size: Type.Integer({ description: 'bytes' }),
@@ -75,7 +76,7 @@ export const exportJobView = (doc: ExportJobDoc, now: Date) => ({
   ...optional('expiresAt', doc.expiresAt),
   ...optional('expiredAt', expiredAtOf(doc, now)),
   ...(doc.file === null || doc.rowCount === null ? {} : {
-    file: { fileName: doc.file.fileName, contentType: doc.file.contentType, size: doc.file.size, rowCount: doc.rowCount, sha256: doc.file.sha256 },
+    file: { fileId: doc.file.fileId, fileName: doc.file.fileName, contentType: doc.file.contentType, size: doc.file.size, rowCount: doc.rowCount, sha256: doc.file.sha256 },
   }),
 })
 

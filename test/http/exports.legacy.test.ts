@@ -87,18 +87,36 @@ t.test('a legacy GET export answers the canonical file inline, byte for byte, wi
   t.equal(refused.statusCode, 403, 'the same permissions as the canonical type')
 })
 
-t.test('legacy file routes take the file identifier and resolve it to the job', async (t) => {
+t.test('legacy file routes take the file identifier the job views give, and resolve it to the job', async (t) => {
   const { svc } = await setup(t)
   const orderID = (await postExport(svc, { type: 'receivables' })).json().data.orderID
   const doc = await jobSettled(svc.runtime, orderID)
-  const canonical = await svc.call({ method: 'GET', url: `/v1/exports/${orderID}/file`, token: svc.adminToken, organizationId: svc.organizationId })
+  const get = (url: string) => svc.call({ method: 'GET', url, token: svc.adminToken, organizationId: svc.organizationId })
+  const fileId = (await get(`/v1/exports/${orderID}`)).json().data.file.fileId
+  t.equal(fileId, doc.fileId, 'the job view names the file identifier')
+  const listed = (views: Array<{ orderID: string; file?: { fileId: string } }>) => views.find((view) => view.orderID === orderID)?.file?.fileId
+  t.equal(listed((await get('/v1/exports')).json().data), fileId, 'the list too')
+  t.equal(listed((await get('/v1/export/orders/receivables')).json().data), fileId, 'and the legacy list')
+  const canonical = await get(`/v1/exports/${orderID}/file`)
   for (const path of ['/export/orders/file', '/reports/export/download']) {
-    const legacy = await svc.call({ method: 'GET', url: `/v1${path}/${doc.fileId ?? ''}`, token: svc.adminToken, organizationId: svc.organizationId })
+    const legacy = await svc.call({ method: 'GET', url: `/v1${path}/${fileId}`, token: svc.adminToken, organizationId: svc.organizationId })
     t.equal(legacy.statusCode, 200, path)
     t.ok(legacy.rawPayload.equals(canonical.rawPayload))
     t.equal(legacy.headers['link'], `</v1/exports/${orderID}/file>; rel="successor-version"`)
     const byOrder = await svc.call({ method: 'GET', url: `/v1${path}/${orderID}`, token: svc.adminToken, organizationId: svc.organizationId })
     t.equal(byOrder.statusCode, 404, `${path} with an orderID is 404`)
+  }
+})
+
+t.test('errors in a legacy GET export\'s parameters name the query fields', async (t) => {
+  const { svc } = await setup(t)
+  for (const [query, field] of [
+    ['/export/installments?after=2026-02-01T00:00:00Z&before=2026-01-01T00:00:00Z', 'query.after'],
+    ['/export/payments?filters=%7B%22minAmount%22%3A%22ten%22%7D', 'query.filters.minAmount'],
+    ['/export/receivables?after=2026-01-01%2000:00:00Z', 'query.after'],
+  ] as const) {
+    const refused = await svc.call({ method: 'GET', url: `/v1${query}`, token: svc.adminToken, organizationId: svc.organizationId })
+    t.match([refused.statusCode, refused.json().data.errors?.[0]?.field], [400, field], query)
   }
 })
 
