@@ -34,5 +34,6 @@ export const testConfig = (overrides: Partial<Config> = {}): Config =>
     sqliteSynchronous: 'NORMAL',
     adminClientId: 'test-admin',
     adminClientSecret: 'test-admin-secret',
+    ...(process.env['TEST_READ_STORE'] === 'sqlite' ? { readStore: 'sqlite' as const } : {}),
     ...overrides,
   })

@@ -108,7 +108,7 @@ t.test('on a read store that answers only with promises (SQLite), guarded routes
 })
 
 t.test('on the memory read store, the lookups of every guarded request answer without a promise', async (t) => {
-  const svc = await createTestApp(t)
+  const svc = await createTestApp(t, { config: { readStore: 'memory' } })
   const { queries } = svc.runtime
   t.notOk(queries.principals.client(svc.config.adminClientId ?? '') instanceof Promise)
   t.notOk(queries.organizations.get(svc.organizationId) instanceof Promise)

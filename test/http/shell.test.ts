@@ -113,7 +113,7 @@ t.test('health shows stores, and each projection\'s version and lag', async (t) 
   const response = await svc.call({ method: 'GET', url: '/v1/health' })
   t.equal(response.statusCode, 200)
   const body = response.json()
-  t.match(body, { status: 'ok', live: true, ready: true, stores: { eventStore: { kind: 'sqlite', up: true }, readStore: { kind: 'memory', up: true } } })
+  t.match(body, { status: 'ok', live: true, ready: true, stores: { eventStore: { kind: 'sqlite', up: true }, readStore: { kind: svc.config.readStore, up: true } } })
   t.same(body.projections.map((p: { name: string; version: number }) => [p.name, p.version]),
     allProjections.map((p) => [p.name, p.version]), 'every projection with the version its code declares')
   t.ok(body.projections.every((p: { lag: number }) => p.lag === 0))
