@@ -238,12 +238,26 @@ export const sendBlob = async (services: Services, request: FastifyRequest, repl
     .send(opened.stream)
 }
 
+/** The batches of an iterator whose first batch was already read; ending this early ends the iterator (as `for await` would). */
+async function* startingWith<T>(first: IteratorResult<T>, rest: AsyncIterator<T>): AsyncIterable<T> {
+  try {
+    if (first.done === true) return
+    yield first.value
+    for (let next = await rest.next(); next.done !== true; next = await rest.next()) yield next.value
+  } finally {
+    await rest.return?.()
+  }
+}
+
 /**
  * A legacy GET export: the same data set and CSV writer as the job runner,
  * streamed inline, so the bytes, Content-Type and Content-Disposition equal
- * the canonical file's for the same request.
+ * the canonical file's for the same request. The first batch is read before
+ * the status is sent, so a data set that fails at once answers its error in
+ * the envelope; one failing later can only cut the transfer short (the
+ * chunked body never ends), which clients see as a failed download.
  */
-export const sendInlineExport = (services: Services, request: FastifyRequest, reply: FastifyReply, raw: Record<string, unknown>): FastifyReply => {
+export const sendInlineExport = async (services: Services, request: FastifyRequest, reply: FastifyReply, raw: Record<string, unknown>): Promise<FastifyReply> => {
   const parsed = parseExportBody(raw, 'query')
   if ('errors' in parsed) throw bindError(parsed.errors)
   const { body } = parsed
@@ -255,7 +269,9 @@ export const sendInlineExport = (services: Services, request: FastifyRequest, re
   const requestedAt = services.clock.now().toISOString()
   const abort = new AbortController()
   const opened = dataSet.open(body, { organizationId: organization.id, queries: services.queries, requestedAt, signal: abort.signal })
-  const content = csvStream(opened.header, opened.batches)
+  const batches = opened.batches[Symbol.asyncIterator]()
+  const first = await batches.next()
+  const content = csvStream(opened.header, startingWith(first, batches))
   content.once('close', () => abort.abort())
   return reply
     .header('content-type', dataSet.contentType)

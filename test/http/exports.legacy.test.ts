@@ -1,10 +1,11 @@
 import t from 'tap'
 import { exportTypeInfo, exportTypes } from '../../src/exports/catalogue.js'
+import { defineDataSet } from '../../src/exports/dataSets.js'
 import { ManualClock } from '../../src/shared/clock.js'
 import { loadConfig, type Config } from '../../src/shared/config.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 import { tempDir } from '../helpers/config.js'
-import { creditsSource, fixtureDataSet, jobSettled, memberToken, postExport, reportsDataSet } from '../helpers/exports.js'
+import { brokenDataSet, creditsSource, fixtureColumns, fixtureDataSet, fixtureRow, jobSettled, memberToken, postExport, reportsDataSet } from '../helpers/exports.js'
 
 const BEFORE = '2026-06-15T12:00:00.000Z'
 
@@ -118,6 +119,27 @@ t.test('errors in a legacy GET export\'s parameters name the query fields', asyn
     const refused = await svc.call({ method: 'GET', url: `/v1${query}`, token: svc.adminToken, organizationId: svc.organizationId })
     t.match([refused.statusCode, refused.json().data.errors?.[0]?.field], [400, field], query)
   }
+})
+
+t.test('a legacy GET export whose data set fails at once answers the error in the envelope; one failing later cuts the transfer short', async (t) => {
+  const failsMidway = defineDataSet({
+    type: 'receivables', description: 'fails after 300 rows', columns: fixtureColumns,
+    async *rows(_body, context) {
+      for (let i = 0; i < 300; i++) yield fixtureRow(i, context.organizationId)
+      throw new Error('the read store went away')
+    },
+  })
+  const svc = await createTestApp(t, {
+    clock: new ManualClock(BEFORE),
+    beforeStart: (runtime) => {
+      runtime.exports.dataSets.register(failsMidway)
+      runtime.exports.dataSets.register(brokenDataSet('installments'))
+    },
+  })
+  const get = (path: string) => svc.call({ method: 'GET', url: `/v1${path}`, token: svc.adminToken, organizationId: svc.organizationId })
+  const atOnce = await get('/export/installments')
+  t.match([atOnce.statusCode, atOnce.headers['content-type'], atOnce.json()], [500, /application\/json/, { status: 'error', message: 'Internal server error' }])
+  await t.rejects(get('/export/receivables'), 'no complete answer: the transfer ends without its last chunk')
 })
 
 t.test('the legacy reports routes behave as their canonical twins', async (t) => {
