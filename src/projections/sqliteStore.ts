@@ -10,7 +10,7 @@ export interface SqliteReadStoreOptions {
   /** The database file (':memory:' for tests). */
   file: string
   /**
-   * Writes after which the open transaction is committed (20,000 unless given).
+   * Writes after which the open transaction is committed (5,000 unless given).
    * Live writes commit after `commitAfterMs` long before; this bounds a
    * catch-up's batch, whose documents wait as objects until then.
    */
@@ -241,7 +241,7 @@ export class SqliteReadStore implements ReadStore {
     this.db.pragma('cache_size = -16384')
     // A checkpoint copies every page of the log into the file and syncs it: at SQLite's default (4 MiB of log) a catch-up spent a tenth of its time there.
     this.db.pragma('wal_autocheckpoint = 10000')
-    this.commitEvery = options.commitEvery ?? 20_000
+    this.commitEvery = options.commitEvery ?? 5_000
     this.commitAfterMs = options.commitAfterMs ?? 50
     this.pageSize = options.pageSize ?? 1000
     createMetadata(this.db)
