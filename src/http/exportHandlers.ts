@@ -167,7 +167,7 @@ export const createExport = async (services: Services, request: FastifyRequest, 
 }
 
 /** POST /exports?dryRun=true (and POST /reports/export/estimate): counts a reports export without creating it. */
-export const estimateExport = async (services: Services, request: FastifyRequest, body: ExportBody) => {
+export const estimateExport = async (services: Services, request: FastifyRequest, reply: FastifyReply, body: ExportBody) => {
   const organization = organizationOf(request)
   requireBodyPermissions(organization, body)
   if (body.type !== 'reports') {
@@ -176,9 +176,13 @@ export const estimateExport = async (services: Services, request: FastifyRequest
   const dataSet = services.exports.dataSets.get(body.type)
   if (dataSet === undefined || dataSet.count === null) throw unavailable(services, body.type)
   checkBody(services, dataSet, body, 'body')
+  // A caller that goes away stops the count.
+  const abort = new AbortController()
+  const stop = () => abort.abort()
+  reply.raw.once('close', stop)
   const itemCount = await dataSet.count(body, {
-    organizationId: organization.id, queries: services.queries, requestedAt: services.clock.now().toISOString(), signal: new AbortController().signal,
-  })
+    organizationId: organization.id, queries: services.queries, requestedAt: services.clock.now().toISOString(), signal: abort.signal,
+  }).finally(() => reply.raw.off('close', stop))
   return {
     itemCount,
     overflowed: itemCount > services.config.exportsReportsMaxRows,

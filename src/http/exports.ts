@@ -66,7 +66,7 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       response: { 200: Estimate, 202: Created, ...failures(400, 401, 403, 429, 501) },
     },
   }, async (request, reply) => {
-    if (request.query.dryRun === true) return reply.code(200).send(await estimateExport(services, request, request.body))
+    if (request.query.dryRun === true) return reply.code(200).send(await estimateExport(services, request, reply, request.body))
     const orderID = await createExport(services, request, request.body)
     return reply.code(202).header('location', `/v1/exports/${orderID}`).send({ status: 'success', data: { orderID } })
   })

@@ -208,10 +208,10 @@ export const legacyExportRoutes: FastifyPluginAsyncTypebox<{ services: Services 
       ...estimate.schema, summary: 'Estimate a reports export (legacy; use POST /v1/exports?dryRun=true)',
       headers: OrganizationHeaders, body: ReportsBody, response: { 200: Estimate, ...failures(400, 401, 403, 501) },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const parsed = parseExportBody({ ...request.body, type: 'reports' })
     if ('errors' in parsed) throw invalidFields(parsed.errors, 'BIND_ERROR')
-    return estimateExport(services, request, parsed.body)
+    return estimateExport(services, request, reply, parsed.body)
   })
 
   const sources = legacy('GET', '/reports/export/available-sources', '/v1/exports/sources?type=reports', 'reports')
