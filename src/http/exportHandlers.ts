@@ -271,16 +271,16 @@ export const sendInlineExport = async (services: Services, request: FastifyReque
   if (dataSet === undefined) throw unavailable(services, body.type)
   checkBody(services, dataSet, body, 'query')
   const requestedAt = services.clock.now().toISOString()
+  reply.header('content-type', dataSet.contentType).header('content-disposition', contentDisposition(exportFileName(body.type, requestedAt)))
+  // HEAD (which fastify answers with this GET route) gets the headers without the export being run for a body nobody reads.
+  if (request.method === 'HEAD') return reply.send()
   const abort = new AbortController()
   const opened = dataSet.open(body, { organizationId: organization.id, queries: services.queries, requestedAt, signal: abort.signal })
   const batches = opened.batches[Symbol.asyncIterator]()
   const first = await batches.next()
   const content = csvStream(opened.header, startingWith(first, batches))
   content.once('close', () => abort.abort())
-  return reply
-    .header('content-type', dataSet.contentType)
-    .header('content-disposition', contentDisposition(exportFileName(body.type, requestedAt)))
-    .send(content)
+  return reply.send(content)
 }
 
 export const ListQuery = Type.Object({

@@ -142,6 +142,27 @@ t.test('a legacy GET export whose data set fails at once answers the error in th
   await t.rejects(get('/export/receivables'), 'no complete answer: the transfer ends without its last chunk')
 })
 
+t.test('HEAD on a legacy GET export answers its headers without running the export', async (t) => {
+  let opened = 0
+  const svc = await createTestApp(t, {
+    clock: new ManualClock(BEFORE),
+    beforeStart: (runtime) => {
+      const counted = fixtureDataSet('receivables', 50)
+      runtime.exports.dataSets.register({ ...counted, open: (body, context) => { opened += 1; return counted.open(body, context) } })
+    },
+  })
+  const call = (method: 'GET' | 'HEAD') => svc.call({ method, url: '/v1/export/receivables', token: svc.adminToken, organizationId: svc.organizationId })
+  const head = await call('HEAD')
+  t.equal(head.statusCode, 200)
+  t.equal(head.rawPayload.length, 0)
+  t.equal(opened, 0, 'the data set was not opened')
+  const get = await call('GET')
+  t.equal(opened, 1)
+  t.equal(head.headers['content-type'], get.headers['content-type'])
+  t.equal(head.headers['deprecation'], get.headers['deprecation'])
+  t.equal(head.headers['content-disposition'], get.headers['content-disposition'])
+})
+
 t.test('the legacy reports routes behave as their canonical twins', async (t) => {
   const { svc } = await setup(t)
   const body = { columns: ['credits.id', 'credits.principal'] }
