@@ -6,6 +6,7 @@ import type { ProjectionTiming } from './projections/runner.js'
 import { createRuntime } from './runtime.js'
 import { startServer } from './server.js'
 import { ConfigError, loadConfig } from './shared/config.js'
+import { writeInTurn } from './shared/output.js'
 
 const usage = `credit-service <command>
 
@@ -21,6 +22,9 @@ const usage = `credit-service <command>
 `
 
 const print = (line: string) => process.stdout.write(`${line}\n`)
+
+/** A line of a log: waits while stdout's buffer is full. */
+const printInTurn = (line: string): Promise<void> => writeInTurn(process.stdout, `${line}\n`)
 
 const printCredentials = (credentials: { client_id: string; client_secret: string; organization_id: string; token_url: string } | undefined) => {
   if (credentials === undefined) return
@@ -139,7 +143,7 @@ const main = async (argv: string[]) => {
           for await (const event of runtime.eventStore.readStream(stream, {
             ...(values.from === undefined ? {} : { fromRevision: Number(values.from) }),
             ...(values.limit === undefined ? {} : { maxCount: Number(values.limit) }),
-          })) print(JSON.stringify(event))
+          })) await printInTurn(JSON.stringify(event))
         }, false)
       }
       if (sub === 'tail') {
@@ -151,13 +155,13 @@ const main = async (argv: string[]) => {
             for await (const event of runtime.eventStore.readAll({ direction: 'backwards', maxCount: 10 })) from = event.position - 1
           }
           if (values['no-follow']) {
-            for await (const event of runtime.eventStore.readAll({ after: from })) print(JSON.stringify(event))
+            for await (const event of runtime.eventStore.readAll({ after: from })) await printInTurn(JSON.stringify(event))
             return
           }
           const subscription = runtime.eventStore.subscribe(from)
           process.once('SIGINT', () => void subscription.close())
           process.once('SIGTERM', () => void subscription.close())
-          for await (const event of subscription) print(JSON.stringify(event))
+          for await (const event of subscription) await printInTurn(JSON.stringify(event))
         }, false)
       }
       break
