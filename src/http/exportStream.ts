@@ -23,7 +23,10 @@ const MAX_HELD = 10_000
 /**
  * One server-sent-event connection. Writes never wait: a client whose unsent
  * bytes pass the limit is disconnected (it reconnects with Last-Event-ID and
- * catches up from the read model), so a slow reader never grows memory.
+ * catches up from the read model), so a slow reader never grows memory. The
+ * disconnection destroys the stream rather than ending it: an end would wait
+ * behind the bytes the client is not reading, holding them, the connection
+ * and its subscriptions for as long as the client stays connected.
  */
 export class SseChannel {
   private closed = false
@@ -38,7 +41,8 @@ export class SseChannel {
     if (this.closed) return false
     if (this.out.writableLength > this.maxBufferedBytes) {
       this.onDrop()
-      this.close()
+      this.closed = true
+      this.out.destroy()
       return false
     }
     this.out.write(text)
