@@ -126,12 +126,13 @@ const toStored = (row: EventRow): StoredEvent => ({
  * them (same JSON text parsed, same upcasting), frozen to be shared. An
  * append's events take consecutive positions and revisions ending at its result.
  */
-function* committedEvents(request: WriteRequest, result: AppendResult): Generator<RecordedEvent> {
+/** The events of a committed append, parsed and frozen, each with the length of its JSON. */
+function* committedEvents(request: WriteRequest, result: AppendResult): Generator<[RecordedEvent, number]> {
   const lastIndex = request.events.length - 1
   for (const [index, event] of request.events.entries()) {
-    yield deepFreeze(toRecorded(fromLogRow([
+    yield [deepFreeze(toRecorded(fromLogRow([
       result.position - lastIndex + index, request.streamId, result.revision - lastIndex + index, event.id, event.type, event.data, event.metadata, event.recordedAt,
-    ])))
+    ]))), event.data.length + event.metadata.length]
   }
 }
 
@@ -297,7 +298,7 @@ export class SqliteEventStore implements EventStore {
 
   private addToTail(request: WriteRequest, result: AppendResult, versionBefore: number): void {
     if (this.tail === null) return
-    for (const event of committedEvents(request, result)) this.tail.add(event)
+    for (const [event, bytes] of committedEvents(request, result)) this.tail.add(event, bytes)
     this.tailVersion = versionBefore
   }
 

@@ -8,25 +8,46 @@ export interface TailRead<E> {
  * The latest events this connection committed, in log order and without a
  * gap, parsed once and frozen: the subscriptions of the process (projections
  * and process managers) take what was just appended from here instead of each
- * reading it back from SQLite and parsing it again. Bounded: the oldest half
- * is dropped when it reaches twice its capacity; a subscriber further behind
- * reads the log, as it always could.
+ * reading it back from SQLite and parsing it again. Bounded in events and in
+ * bytes (of their JSON, a proxy for the parsed size: a webhook send's events
+ * carry bodies up to 64 KiB, a stored request up to the body limit): past
+ * twice either bound the oldest are dropped down to it; a subscriber further
+ * behind reads the log, as it always could.
  */
 export class CommittedTail<E extends { position: number; type: string }> {
   private events: E[] = []
+  private sizes: number[] = []
+  private bytes = 0
 
-  constructor(private readonly capacity: number) {}
+  constructor(private readonly capacity: number, private readonly maxBytes = 16 * 2 ** 20) {}
 
   /** Adds an event committed after the last one; a gap (another connection committed in between) starts the tail again. */
-  add(event: E): void {
+  add(event: E, bytes = 0): void {
     const last = this.events.at(-1)
-    if (last !== undefined && event.position !== last.position + 1) this.events = []
+    if (last !== undefined && event.position !== last.position + 1) this.clear()
     this.events.push(event)
-    if (this.events.length >= 2 * this.capacity) this.events = this.events.slice(-this.capacity)
+    this.sizes.push(bytes)
+    this.bytes += bytes
+    if (this.events.length >= 2 * this.capacity || this.bytes >= 2 * this.maxBytes) this.trim()
+  }
+
+  private trim(): void {
+    let drop = Math.max(0, this.events.length - this.capacity)
+    let kept = this.bytes
+    for (let index = 0; index < drop; index++) kept -= this.sizes[index] ?? 0
+    while (drop < this.events.length && kept > this.maxBytes) {
+      kept -= this.sizes[drop] ?? 0
+      drop += 1
+    }
+    this.events = this.events.slice(drop)
+    this.sizes = this.sizes.slice(drop)
+    this.bytes = kept
   }
 
   clear(): void {
     this.events = []
+    this.sizes = []
+    this.bytes = 0
   }
 
   /**

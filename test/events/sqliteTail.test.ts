@@ -52,6 +52,19 @@ t.test('the tail keeps between its capacity and twice it, dropping the oldest', 
   t.same(positions(tail.after(3, null, 10)), [4, 5, 6])
 })
 
+t.test('the tail keeps at most twice its byte budget, dropping the oldest down to it; an event larger than that is not kept', async (t) => {
+  const tail = new CommittedTail<{ position: number; type: string }>(100, 1000)
+  for (let p = 1; p <= 3; p++) tail.add(recorded(p), 600)
+  t.same(positions(tail.after(0, null, 10)), [1, 2, 3], '1,800 bytes: under twice the budget')
+  tail.add(recorded(4), 600)
+  t.equal(tail.after(0, null, 10), null, 'past it, the oldest were dropped')
+  t.same(positions(tail.after(3, null, 10)), [4], 'down to the budget: the newest that fit in it')
+  tail.add(recorded(5), 5000)
+  t.equal(tail.after(4, null, 10), null, 'an event past twice the budget leaves nothing: subscribers read the log')
+  tail.add(recorded(6), 10)
+  t.same(positions(tail.after(5, null, 10)), [6], 'and the tail goes on from the next')
+})
+
 t.test('live subscribers get what a read of the log gives, parsed once, frozen and shared between them', { timeout: 10_000 }, async (t) => {
   const store = new SqliteEventStore({ file: path.join(tempDir(), 'events.sqlite') })
   t.teardown(() => store.close())
