@@ -87,6 +87,9 @@ class EqualityIndex {
   lookup(value: Key): ReadonlySet<string> {
     return this.entries.get(value) ?? new Set()
   }
+  clear(): void {
+    this.entries.clear()
+  }
 }
 
 class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
@@ -96,6 +99,12 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   constructor(readonly spec: CollectionSpec) {
     const fields = new Set((spec.indexes ?? []).map((index) => Object.keys(index)[0]).filter((f): f is string => f !== undefined))
     this.indexes = [...fields].map((field) => new EqualityIndex(field))
+  }
+
+  /** Forgets every document, keeping the object: queries made at start hold it. */
+  empty(): void {
+    this.docs.clear()
+    for (const index of this.indexes) index.clear()
   }
 
   /**
@@ -300,9 +309,14 @@ export class MemoryReadStore implements ReadStore {
     this.memoryCollection(spec).store(doc)
   }
 
-  /** Forgets every document and checkpoint (a snapshot that did not load to its end). */
+  /**
+   * Forgets every document and checkpoint (a snapshot that did not load to
+   * its end). Collections are emptied in place, never replaced: the queries
+   * built at start hold them, and would go on reading the forgotten documents
+   * while the rebuild filled new ones.
+   */
   clear(): void {
-    this.collections.clear()
+    for (const collection of this.collections.values()) collection.empty()
     this.checkpoints.clear()
     this.versions.clear()
   }
@@ -334,8 +348,9 @@ export class MemoryReadStore implements ReadStore {
     if (this.leases.get(name)?.holder === holder) this.leases.delete(name)
   }
 
+  /** Empties the collections in place (see clear). */
   async drop(collections: readonly string[]): Promise<void> {
-    for (const name of collections) this.collections.delete(name)
+    for (const name of collections) this.collections.get(name)?.empty()
   }
 
   async ping(): Promise<void> {}

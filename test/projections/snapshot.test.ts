@@ -113,6 +113,35 @@ t.test('a snapshot of other code, of another log, or cut short is not used and l
   t.equal(await cut.getCheckpoint('things'), 0)
 })
 
+t.test('after a snapshot cut short or emptied, the service reads what the rebuild from the log writes', async (t) => {
+  const config = testConfig()
+  const first = await open(config)
+  const { organizationId } = await bootstrap(first)
+  await first.close()
+  const file = path.join(config.dataDir, 'read-store.snapshot')
+  const whole = fs.readFileSync(file, 'utf8')
+  for (const [damage, content] of [['cut short', whole.slice(0, whole.lastIndexOf('{"end"'))], ['emptied', '']] as const) {
+    fs.writeFileSync(file, content)
+    const restarted = await open(config)
+    await restarted.commands.execute(organizationAggregate, organizationId, { type: 'RenameOrganization', name: `Renamed after a snapshot ${damage}` }, context(organizationId))
+    await restarted.settle(await restarted.eventStore.headPosition())
+    t.equal((await restarted.queries.organizations.get(organizationId))?.name, `Renamed after a snapshot ${damage}`, damage)
+    t.ok(await restarted.queries.principals.client(config.adminClientId ?? ''), `${damage}: the administrator client is found`)
+    await restarted.close()
+  }
+})
+
+t.test('a dropped collection is emptied in place: what was handed out before reads what is put after', async (t) => {
+  const store = new MemoryReadStore()
+  const held = store.collection<{ _id: string; kind: string }>({ name: 'things', indexes: [{ kind: 1 }] })
+  await held.put({ _id: 'a', kind: 'x' })
+  await store.drop(['things'])
+  t.equal(await held.count({}), 0)
+  t.equal(await held.count({ kind: 'x' }), 0, 'its index emptied too')
+  await store.collection<{ _id: string; kind: string }>('things').put({ _id: 'b', kind: 'x' })
+  t.same((await held.find({ kind: 'x' })).map((d) => d._id), ['b'])
+})
+
 t.test('without a snapshot file the store starts empty and says so', async (t) => {
   const dir = tempDir()
   const eventStore = new SqliteEventStore({ file: path.join(dir, 'events.sqlite') })
