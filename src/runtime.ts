@@ -182,6 +182,8 @@ export const createRuntime = async (config: Config, options: RuntimeOptions = {}
         await projections.stop()
         await snapshots?.save()
       }
+      // A rebuild (the CLI's, on a runtime it did not start) leaves the projections following the log: they stop before the stores close.
+      await projections.stop()
       webhooks.close()
       hub.close()
       await notifier.close()

@@ -44,6 +44,16 @@ t.test('bootstrap, demo, events read, events tail and projections rebuild', asyn
   t.equal((await runCli(['frobnicate'], env)).code, 2)
 })
 
+t.test('projections rebuild over the SQLite read store stops its projections before closing, and exits 0', async (t) => {
+  const env = { DATA_DIR: tempDir(), READ_STORE: 'sqlite', ADMIN_CLIENT_ID: 'cli-admin', ADMIN_CLIENT_SECRET: 'cli-secret' }
+  t.equal((await runCli(['bootstrap'], env)).code, 0)
+  const rebuild = await runCli(['projections', 'rebuild'], env)
+  t.equal(rebuild.code, 0, rebuild.stderr)
+  t.equal(rebuild.stderr, '')
+  t.match(rebuild.stdout, /organizations: position \d+/)
+  t.equal((await runCli(['projections', 'rebuild', 'organizations'], env)).code, 0, 'one projection too')
+})
+
 t.test('a setting the environment gives a bad value stops the command with one line naming it, and exit code 1', async (t) => {
   const bad = await runCli(['bootstrap'], { DATA_DIR: tempDir(), PORT: 'eighty' })
   t.equal(bad.code, 1)
