@@ -1,7 +1,8 @@
-import { parseArgs } from 'node:util'
+import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { SingleBar, Presets } from 'cli-progress'
 import { loadDemo } from './demo/index.js'
 import { bootstrap } from './identity/bootstrap.js'
+import { allProjections } from './projections/index.js'
 import type { ProjectionTiming } from './projections/runner.js'
 import { createRuntime } from './runtime.js'
 import { startServer } from './server.js'
@@ -22,6 +23,25 @@ const usage = `credit-service <command>
 `
 
 const print = (line: string) => process.stdout.write(`${line}\n`)
+
+/** A command line the CLI does not take: one line saying why, then the usage, exit code 2. */
+class UsageError extends Error {}
+
+/** parseArgs, with what it refuses (an unknown option, a missing value) as a usage error rather than a stack trace. */
+const argsOf = <T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) => {
+  try {
+    return parseArgs({ args, allowPositionals: true, options, strict: true })
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error))
+  }
+}
+
+/** A count or position given as an option: digits only (Number would take '', '1e3' or '0x10', and make NaN of the rest). */
+const wholeNumber = (option: string, value: string | undefined): number | undefined => {
+  if (value === undefined) return undefined
+  if (!/^\d+$/.test(value)) throw new UsageError(`--${option} must be a whole number, got "${value}"`)
+  return Number(value)
+}
 
 /** A line of a log: waits while stdout's buffer is full. */
 const printInTurn = (line: string): Promise<void> => writeInTurn(process.stdout, `${line}\n`)
@@ -95,6 +115,7 @@ const main = async (argv: string[]) => {
   switch (command) {
     case 'serve':
     case undefined:
+      if (sub !== undefined) throw new UsageError(`serve takes no arguments (settings come from the environment: README.md, "Configuration"), got "${sub}"`)
       return serve()
     case 'bootstrap':
       return withRuntime(async (runtime) => {
@@ -118,47 +139,50 @@ const main = async (argv: string[]) => {
         })
       }
       if (sub !== 'rebuild') break
-      return withRuntime(async (runtime) => {
-        const { values, positionals: names } = parseArgs({ args: rest, allowPositionals: true, options: { timings: { type: 'boolean', default: false } } })
-        const bar = progressBar()
-        const onProgress = (position: number, head: number) => bar.update(position, head)
-        let timings: ProjectionTiming[] | null = null
-        if (values.timings) timings = await runtime.projections.timedRebuild(names, onProgress)
-        else await runtime.projections.rebuild(names, onProgress)
-        bar.stop()
-        const status = await runtime.projections.status()
-        for (const p of status.projections) print(`${p.name}: position ${p.position}${p.failed === null ? '' : `, FAILED: ${p.failed}`}`)
-        if (timings !== null) printTimings(timings)
-        if (!runtime.readStore.persistent) print('(embedded read store: the service loads the snapshot of its last clean stop, or rebuilds its read models, at start; this run verified the rebuild)')
-      }, false)
+      {
+        const { values, positionals: names } = argsOf(rest, { timings: { type: 'boolean', default: false } })
+        const unknown = names.filter((name) => !allProjections.some((projection) => projection.name === name))
+        if (unknown.length > 0) throw new UsageError(`unknown projection(s): ${unknown.join(', ')} (projections list names them)`)
+        return withRuntime(async (runtime) => {
+          const bar = progressBar()
+          const onProgress = (position: number, head: number) => bar.update(position, head)
+          let timings: ProjectionTiming[] | null = null
+          if (values.timings) timings = await runtime.projections.timedRebuild(names, onProgress)
+          else await runtime.projections.rebuild(names, onProgress)
+          bar.stop()
+          const status = await runtime.projections.status()
+          for (const p of status.projections) print(`${p.name}: position ${p.position}${p.failed === null ? '' : `, FAILED: ${p.failed}`}`)
+          if (timings !== null) printTimings(timings)
+          if (!runtime.readStore.persistent) print('(embedded read store: the service loads the snapshot of its last clean stop, or rebuilds its read models, at start; this run verified the rebuild)')
+        }, false)
+      }
     case 'events': {
-      const { values, positionals } = parseArgs({
-        args: rest, allowPositionals: true,
-        options: { from: { type: 'string' }, limit: { type: 'string' }, 'no-follow': { type: 'boolean', default: false } },
-      })
+      const { values, positionals } = argsOf(rest, { from: { type: 'string' }, limit: { type: 'string' }, 'no-follow': { type: 'boolean', default: false } })
+      const from = wholeNumber('from', values.from)
+      const limit = wholeNumber('limit', values.limit)
       if (sub === 'read') {
         const stream = positionals[0]
         if (stream === undefined) break
         return withRuntime(async (runtime) => {
           for await (const event of runtime.eventStore.readStream(stream, {
-            ...(values.from === undefined ? {} : { fromRevision: Number(values.from) }),
-            ...(values.limit === undefined ? {} : { maxCount: Number(values.limit) }),
+            ...(from === undefined ? {} : { fromRevision: from }),
+            ...(limit === undefined ? {} : { maxCount: limit }),
           })) await printInTurn(JSON.stringify(event))
         }, false)
       }
       if (sub === 'tail') {
         return withRuntime(async (runtime) => {
           const head = await runtime.eventStore.headPosition()
-          let from = values.from === undefined ? -1 : Number(values.from)
-          if (from < 0) {
-            from = head
-            for await (const event of runtime.eventStore.readAll({ direction: 'backwards', maxCount: 10 })) from = event.position - 1
+          let after = from ?? -1
+          if (after < 0) {
+            after = head
+            for await (const event of runtime.eventStore.readAll({ direction: 'backwards', maxCount: 10 })) after = event.position - 1
           }
           if (values['no-follow']) {
-            for await (const event of runtime.eventStore.readAll({ after: from })) await printInTurn(JSON.stringify(event))
+            for await (const event of runtime.eventStore.readAll({ after })) await printInTurn(JSON.stringify(event))
             return
           }
-          const subscription = runtime.eventStore.subscribe(from)
+          const subscription = runtime.eventStore.subscribe(after)
           process.once('SIGINT', () => void subscription.close())
           process.once('SIGTERM', () => void subscription.close())
           for await (const event of subscription) await printInTurn(JSON.stringify(event))
@@ -177,7 +201,17 @@ const main = async (argv: string[]) => {
   process.exitCode = 2
 }
 
+// A reader that stops reading (`| head`) ends the output: nothing more to say, and no stack for it.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error
+  process.exit(0)
+})
+
 main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    process.stderr.write(`${error.message}\n\n${usage}`)
+    process.exit(2)
+  }
   // A bad setting is the operator's to fix: its message says which and why, and a stack would only bury it.
   const text = error instanceof ConfigError ? `${error.message} (settings: README.md, "Configuration")`
     : error instanceof Error ? error.stack ?? error.message : String(error)

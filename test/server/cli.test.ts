@@ -54,6 +54,25 @@ t.test('projections rebuild over the SQLite read store stops its projections bef
   t.equal((await runCli(['projections', 'rebuild', 'organizations'], env)).code, 0, 'one projection too')
 })
 
+t.test('a command line the CLI does not take answers one line saying why, the usage and exit code 2, without a stack', async (t) => {
+  const env = { DATA_DIR: tempDir(), ADMIN_CLIENT_ID: 'cli-admin', ADMIN_CLIENT_SECRET: 'cli-secret' }
+  for (const [args, said] of [
+    [['events', 'read', 'system-bootstrap', '--from', 'abc'], /--from must be a whole number, got "abc"/],
+    [['events', 'read', 'system-bootstrap', '--limit', '1.5'], /--limit must be a whole number/],
+    [['events', 'tail', '--from', '-1'], /--from/],
+    [['events', 'read', 'system-bootstrap', '--bogus'], /Unknown option '--bogus'/],
+    [['projections', 'rebuild', '--bogus'], /Unknown option '--bogus'/],
+    [['projections', 'rebuild', 'nosuchprojection'], /unknown projection\(s\): nosuchprojection/],
+    [['serve', '--port', '1234'], /serve takes no arguments/],
+  ] as const) {
+    const refused = await runCli([...args], env)
+    t.equal(refused.code, 2, args.join(' '))
+    t.match(refused.stderr, said)
+    t.match(refused.stderr, /credit-service <command>/, 'the usage follows')
+    t.notMatch(refused.stderr, /\n\s+at /, 'no stack')
+  }
+})
+
 t.test('a setting the environment gives a bad value stops the command with one line naming it, and exit code 1', async (t) => {
   const bad = await runCli(['bootstrap'], { DATA_DIR: tempDir(), PORT: 'eighty' })
   t.equal(bad.code, 1)
