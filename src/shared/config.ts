@@ -30,9 +30,10 @@ const integer = (env: string, fallback: number, description: string, min = 0, ma
   env, description, defaultText: String(fallback),
   parse: (raw) => {
     if (raw === undefined || raw === '') return fallback
-    const value = Number(raw)
+    // Digits only: Number would also take ' ' (0), '0x50' (80) and '1e3'.
+    const value = /^-?\d+$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN
     const bounds = max === undefined ? `>= ${min}` : `from ${min} to ${max}`
-    if (!Number.isInteger(value) || value < min || (max !== undefined && value > max)) throw new ConfigError(`${env} must be an integer ${bounds}, got "${raw}"`)
+    if (!Number.isSafeInteger(value) || value < min || (max !== undefined && value > max)) throw new ConfigError(`${env} must be an integer ${bounds}, got "${raw}"`)
     return value
   },
 })
@@ -63,7 +64,9 @@ const instant = (env: string, fallback: string, description: string): Setting<Da
   parse: (raw) => {
     const text = raw === undefined || raw === '' ? fallback : raw
     const value = /^\d{4}-\d{2}-\d{2}$/.test(text) ? new Date(`${text}T00:00:00Z`) : new Date(text)
-    if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(value.getTime())) throw new ConfigError(`${env} must be an ISO 8601 date or timestamp, got "${text}"`)
+    // A day that does not exist (2026-02-30) would roll over into the next month rather than fail.
+    const day = /^\d{4}-\d{2}-\d{2}$/.test(text) && !Number.isNaN(value.getTime()) && value.toISOString().slice(0, 10) !== text
+    if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(value.getTime()) || day) throw new ConfigError(`${env} must be an ISO 8601 date or timestamp, got "${text}"`)
     return value
   },
 })
@@ -83,7 +86,7 @@ const list = (env: string, fallback: readonly string[], description: string): Se
 export const MAX_ACCESS_TOKEN_TTL_SECONDS = 86_400
 
 export const settings = {
-  port: integer('PORT', 8080, 'TCP port the HTTP server listens on', 0),
+  port: integer('PORT', 8080, 'TCP port the HTTP server listens on', 0, 65_535),
   host: text('HOST', '0.0.0.0', 'Interface the HTTP server binds to'),
   dataDir: text('DATA_DIR', './data', 'Directory of the embedded stores, keys, files and admin credentials'),
   logLevel: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info', 'pino log level'),

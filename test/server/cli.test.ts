@@ -76,5 +76,5 @@ t.test('a command line the CLI does not take answers one line saying why, the us
 t.test('a setting the environment gives a bad value stops the command with one line naming it, and exit code 1', async (t) => {
   const bad = await runCli(['bootstrap'], { DATA_DIR: tempDir(), PORT: 'eighty' })
   t.equal(bad.code, 1)
-  t.equal(bad.stderr, 'PORT must be an integer >= 0, got "eighty" (settings: README.md, "Configuration")\n')
+  t.equal(bad.stderr, 'PORT must be an integer from 0 to 65535, got "eighty" (settings: README.md, "Configuration")\n')
 })

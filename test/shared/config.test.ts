@@ -11,5 +11,18 @@ t.test('ACCESS_TOKEN_TTL is at most one day, and a revoked sign-in is remembered
 })
 
 t.test('a setting without an upper bound still names only its lower one', async (t) => {
-  t.throws(() => loadConfig({ PORT: '-1' }), { message: 'PORT must be an integer >= 0, got "-1"' })
+  t.throws(() => loadConfig({ SHUTDOWN_TIMEOUT_MS: '-1' }), { message: 'SHUTDOWN_TIMEOUT_MS must be an integer >= 0, got "-1"' })
+})
+
+t.test('an integer setting takes digits only, and a port at most 65535', async (t) => {
+  for (const raw of [' ', '0x50', '1e3', '80.0', '8080abc', '9007199254740993']) {
+    t.throws(() => loadConfig({ PORT: raw }), { name: 'ConfigError', message: `PORT must be an integer from 0 to 65535, got "${raw}"` }, JSON.stringify(raw))
+  }
+  t.throws(() => loadConfig({ PORT: '70000' }), { message: 'PORT must be an integer from 0 to 65535, got "70000"' })
+  t.equal(loadConfig({ PORT: ' 8081 ' }).port, 8081, 'surrounding spaces are not part of it')
+})
+
+t.test('a sunset date must be a day of the calendar', async (t) => {
+  t.throws(() => loadConfig({ EXPORTS_LEGACY_SUNSET: '2026-02-30' }), { name: 'ConfigError', message: 'EXPORTS_LEGACY_SUNSET must be an ISO 8601 date or timestamp, got "2026-02-30"' })
+  t.equal(loadConfig({ EXPORTS_LEGACY_SUNSET: '2026-02-28' }).exportsLegacySunset.toISOString(), '2026-02-28T00:00:00.000Z')
 })
