@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { SingleBar, Presets } from 'cli-progress'
 import { loadDemo } from './demo/index.js'
+import { UnreadableEventError } from './events/serialization.js'
 import { bootstrap } from './identity/bootstrap.js'
 import { allProjections } from './projections/index.js'
 import type { ProjectionTiming } from './projections/runner.js'
@@ -212,8 +213,9 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     process.stderr.write(`${error.message}\n\n${usage}`)
     process.exit(2)
   }
-  // A bad setting is the operator's to fix: its message says which and why, and a stack would only bury it.
+  // A bad setting, or a log a newer version wrote, is the operator's to fix: the message says which and why, and a stack would only bury it.
   const text = error instanceof ConfigError ? `${error.message} (settings: README.md, "Configuration")`
+    : error instanceof UnreadableEventError ? error.message
     : error instanceof Error ? error.stack ?? error.message : String(error)
   process.stderr.write(`${text}\n`)
   process.exit(1)

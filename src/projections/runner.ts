@@ -76,7 +76,7 @@ export class ProjectionRunner {
   private head = 0
   private running = false
   private sinceCheckpoint = 0
-  private caughtUp: { position: number; resolve: () => void } | undefined
+  private caughtUp: { position: number; resolve: () => void; reject: (error: unknown) => void } | undefined
   /** Set only during a timed rebuild: otherwise no event pays for a clock read. */
   private timings: Timings | undefined
 
@@ -120,7 +120,7 @@ export class ProjectionRunner {
     this.head = await this.eventStore.headPosition()
     const caughtUp = this.head <= this.processed
       ? Promise.resolve()
-      : new Promise<void>((resolve) => { this.caughtUp = { position: this.head, resolve } })
+      : new Promise<void>((resolve, reject) => { this.caughtUp = { position: this.head, resolve, reject } })
     this.running = true
     this.subscription = this.eventStore.subscribe(this.processed)
     this.loop = this.follow(this.subscription, onProgress)
@@ -178,7 +178,15 @@ export class ProjectionRunner {
         if (onProgress !== undefined && (event.position % 1000 === 0 || event.position >= this.head)) onProgress(event.position, this.head)
       }
     } catch (error) {
-      if (this.running) this.options.logger.error({ err: error }, 'projection runner stopped on a read error')
+      if (this.running) {
+        this.options.logger.error({ err: error }, 'projection runner stopped on a read error')
+        // Every read model stops here: health says so (503), and a start waiting to catch up fails with the reason instead of waiting for ever.
+        const reason = `the log could not be read: ${error instanceof Error ? error.message : String(error)}`
+        for (const t of this.tracked) t.failed ??= reason
+        const starting = this.caughtUp
+        this.caughtUp = undefined
+        starting?.reject(error)
+      }
     } finally {
       await this.saveCheckpoints()
     }
