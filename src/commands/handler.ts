@@ -1,4 +1,5 @@
 import type { DomainEvent, RecordedEvent } from '../events/catalogue.js'
+import { requireKnownType } from '../events/serialization.js'
 import { schemaVersionOf } from '../events/upcasters.js'
 import { WrongExpectedRevisionError, type EventStore } from '../events/store.js'
 import type { EventMetadata, ExpectedRevision, NewEvent } from '../events/types.js'
@@ -117,6 +118,7 @@ export class CommandHandler {
     for await (const event of this.deps.eventStore.readStream(streamId, from)) {
       if (options.asOf !== undefined && new Date(event.metadata.occurredAt) > options.asOf) break
       if (options.before !== undefined && event.position >= options.before) break
+      requireKnownType(event)
       revision = event.revision
       position = event.position
       if (full) events.push(event)

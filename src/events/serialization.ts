@@ -16,15 +16,23 @@ export interface StoredEvent {
 
 /**
  * An event a newer version of the service wrote (after a rollback, or a data
- * directory copied from a newer installation): skipping it would leave read
- * models and decisions without it, and reading it as an older shape would
- * misread it, so whatever reads it stops, saying which event and why.
+ * directory copied from a newer installation): reading it as an older shape
+ * would misread it, and skipping a type this code does not know would leave
+ * read models and decisions without it, so whatever reads it stops, saying
+ * which event and why. The adapters refuse a newer schema version; the
+ * projection runner and the command handler refuse an unknown type (the
+ * stores themselves carry any type: their contract suites use made-up ones).
  */
 export class UnreadableEventError extends Error {
-  constructor(stored: StoredEvent, why: string) {
-    super(`event ${stored.id} at position ${stored.position} (stream ${stored.streamId}) cannot be read: ${why}; run the version that wrote it`)
+  constructor(event: { id: string; position: number; streamId: string }, why: string) {
+    super(`event ${event.id} at position ${event.position} (stream ${event.streamId}) cannot be read: ${why}; run the version that wrote it`)
     this.name = 'UnreadableEventError'
   }
+}
+
+/** Throws UnreadableEventError for an event whose type this version of the service does not know. */
+export const requireKnownType = (event: { id: string; position: number; streamId: string; type: string }): void => {
+  if (!isKnownEventType(event.type)) throw new UnreadableEventError(event, `its type ${event.type} is unknown to this version of the service`)
 }
 
 /**
@@ -33,9 +41,6 @@ export class UnreadableEventError extends Error {
  * the stored JSON is read back as the catalogue's types.
  */
 export const toRecorded = (stored: StoredEvent): RecordedEvent => {
-  if (!isKnownEventType(stored.type)) {
-    throw new UnreadableEventError(stored, `its type ${stored.type} is unknown to this version of the service`)
-  }
   if (stored.metadata.schemaVersion > schemaVersionOf(stored.type)) {
     throw new UnreadableEventError(stored, `its schema version ${stored.metadata.schemaVersion} is newer than this version of the service reads (${schemaVersionOf(stored.type)})`)
   }

@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../events/catalogue.js'
+import { requireKnownType } from '../events/serialization.js'
 import type { EventStore, EventSubscription } from '../events/store.js'
 import { systemClock, type Clock } from '../shared/clock.js'
 import { withLease } from './lease.js'
@@ -174,6 +175,7 @@ export class ProjectionRunner {
     try {
       for await (const event of subscription) {
         if (!this.running) break
+        requireKnownType(event)
         await this.apply(event)
         if (onProgress !== undefined && (event.position % 1000 === 0 || event.position >= this.head)) onProgress(event.position, this.head)
       }
