@@ -1,6 +1,7 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
+import { ConfigError } from '../shared/config.js'
 
 export type SigningAlgorithm = 'ES256' | 'RS256'
 
@@ -42,13 +43,31 @@ export const signingKeyFromPem = (privateKeyPem: string): SigningKey => {
 export const generateSigningKeyPem = (): string =>
   generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()
 
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+/** A key the operator configured: what is wrong with it (unreadable, not a key, a key of another kind) is a setting to fix, said in one line. */
+const configuredKey = (setting: string, read: () => string): SigningKey => {
+  let pem: string
+  try {
+    pem = read()
+  } catch (error) {
+    throw new ConfigError(`${setting} cannot be read: ${messageOf(error)}`)
+  }
+  try {
+    return signingKeyFromPem(pem)
+  } catch (error) {
+    throw new ConfigError(`${setting} must hold a PEM private key: ${messageOf(error)}`)
+  }
+}
+
 /**
  * The token signing key: from JWT_PRIVATE_KEY or JWT_PRIVATE_KEY_FILE when
  * given, else DATA_DIR/keys/signing-key.pem, generated (ES256) on first start.
  */
 export const loadSigningKey = (options: { pem?: string | undefined; file?: string | undefined; dataDir: string }): SigningKey => {
-  if (options.pem !== undefined) return signingKeyFromPem(options.pem)
-  if (options.file !== undefined) return signingKeyFromPem(fs.readFileSync(options.file, 'utf8'))
+  const { pem, file: given } = options
+  if (pem !== undefined) return configuredKey('JWT_PRIVATE_KEY', () => pem)
+  if (given !== undefined) return configuredKey('JWT_PRIVATE_KEY_FILE', () => fs.readFileSync(given, 'utf8'))
   const file = path.join(options.dataDir, 'keys', 'signing-key.pem')
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
   try {

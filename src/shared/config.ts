@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import path from 'node:path'
 
 /**
@@ -71,6 +72,28 @@ const instant = (env: string, fallback: string, description: string): Setting<Da
   },
 })
 
+/**
+ * A setting whose value must also pass `check` (which answers what is wrong,
+ * or null), so a value only its user would refuse (a start that then logs an
+ * error every second, or accepts no upload) fails at start instead.
+ */
+const checked = <T>(setting: Setting<T>, check: (value: T) => string | null): Setting<T> => ({
+  ...setting,
+  parse: (raw) => {
+    const value = setting.parse(raw)
+    const wrong = check(value)
+    if (wrong !== null) throw new ConfigError(`${setting.env} ${wrong}, got "${raw ?? ''}"`)
+    return value
+  },
+})
+
+/** Null when `text` is an absolute URL of one of `protocols` (empty or unset text passes: the setting's default applies). */
+const urlProblem = (protocols: readonly string[]) => (text: string | undefined): string | null => {
+  if (text === undefined || text === '') return null
+  const url = URL.canParse(text) ? new URL(text) : null
+  return url !== null && protocols.includes(url.protocol) ? null : `must be a URL starting ${protocols.map((p) => `${p}//`).join(' or ')}`
+}
+
 const list = (env: string, fallback: readonly string[], description: string): Setting<readonly string[]> => ({
   env, description, defaultText: fallback.join(','),
   parse: (raw) => {
@@ -88,9 +111,11 @@ export const MAX_ACCESS_TOKEN_TTL_SECONDS = 86_400
 export const settings = {
   port: integer('PORT', 8080, 'TCP port the HTTP server listens on', 0, 65_535),
   host: text('HOST', '0.0.0.0', 'Interface the HTTP server binds to'),
-  dataDir: text('DATA_DIR', './data', 'Directory of the embedded stores, keys, files and admin credentials'),
+  dataDir: checked(text('DATA_DIR', './data', 'Directory of the embedded stores, keys, files and admin credentials'),
+    (dir) => (fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false ? 'must name a directory (it names a file)' : null)),
   logLevel: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info', 'pino log level'),
-  publicUrl: text('PUBLIC_URL', '', 'External base address (e.g. https://credits.example.com); used in token issuer and absolute links. Defaults to http://localhost:PORT'),
+  publicUrl: checked(text('PUBLIC_URL', '', 'External base address (e.g. https://credits.example.com); used in token issuer and absolute links. Defaults to http://localhost:PORT'),
+    urlProblem(['http:', 'https:'])),
   eventStoreUrl: optionalText('EVENTSTORE_URL', 'EventStoreDB connection string (esdb://host:2113?tls=false). Unset: embedded SQLite event store in DATA_DIR'),
   mongoUrl: optionalText('MONGODB_URL', 'MongoDB connection string. Unset: embedded in-process read store (loaded from its snapshot or rebuilt from the log at start), files under DATA_DIR/files'),
   mongoDatabase: text('MONGODB_DATABASE', 'credit_service', 'MongoDB database name'),
@@ -134,13 +159,16 @@ export const settings = {
   exportsLegacySunset: instant('EXPORTS_LEGACY_SUNSET', '2026-08-01T00:00:00Z', 'Sunset of the legacy export routes (ISO 8601 date or timestamp): from then on they answer 404'),
   exportsLegacyReportsSunset: instant('EXPORTS_LEGACY_REPORTS_SUNSET', '2026-07-01T00:00:00Z', 'Sunset of the four legacy /reports/export/* routes (ISO 8601 date or timestamp)'),
   uploadMaxBytes: integer('UPLOAD_MAX_BYTES', 10_485_760, 'Largest profile or signature file upload in bytes (10 MiB)', 1),
-  uploadAllowedTypes: list('UPLOAD_ALLOWED_TYPES', ['application/pdf', 'image/jpeg', 'image/png', 'image/webp', 'image/tiff', 'image/heic'],
+  uploadAllowedTypes: checked(list('UPLOAD_ALLOWED_TYPES', ['application/pdf', 'image/jpeg', 'image/png', 'image/webp', 'image/tiff', 'image/heic'],
     'Comma-separated content types accepted for profile and signature files, as sniffed from the bytes'),
-  smtpUrl: optionalText('SMTP_URL', 'SMTP server for notifications (smtp://user:pass@host:587 or smtps://…). Unset: notifications are recorded and logged only'),
+  (types) => (types.length > 0 && types.every((type) => /^[a-z0-9][\w.+-]*\/[a-z0-9][\w.+-]*$/.test(type)) ? null : 'must list content types such as image/png')),
+  smtpUrl: checked(optionalText('SMTP_URL', 'SMTP server for notifications (smtp://user:pass@host:587 or smtps://…). Unset: notifications are recorded and logged only'),
+    urlProblem(['smtp:', 'smtps:'])),
   smtpFrom: text('SMTP_FROM', 'Credit service <no-reply@localhost>', 'From address of notification e-mails'),
   smtpTimeoutMs: integer('SMTP_TIMEOUT_MS', 10_000, 'Connection, greeting and socket timeout of the SMTP client in milliseconds', 1),
   sandboxDelayMs: integer('SANDBOX_DELAY_MS', 2000, 'Simulated processing time of the sandbox payment provider before it settles an order', 0),
-  sandboxFailAmount: text('SANDBOX_FAIL_AMOUNT', '13.13', 'Order amount the sandbox payment provider declines (any other amount completes)'),
+  sandboxFailAmount: checked(text('SANDBOX_FAIL_AMOUNT', '13.13', 'Order amount the sandbox payment provider declines (any other amount completes)'),
+    (amount) => (/^\d{1,15}(\.\d{1,4})?$/.test(amount) ? null : 'must be a decimal amount such as 13.13')),
   readStoreSnapshot: flag('READ_STORE_SNAPSHOT', true, 'Embedded read store only: write it to DATA_DIR/read-store.snapshot on shutdown and load it at the next start, which then catches up from there instead of replaying the whole log (ignored when the code or the log changed)'),
   webhookConcurrency: integer('WEBHOOK_CONCURRENCY', 256, 'Webhook sends one instance has in flight at once (the webhooks of one trigger go out concurrently within it)', 1),
   readStore: oneOf('READ_STORE', ['memory', 'sqlite'] as const, 'memory', 'Embedded read store when MONGODB_URL is unset: memory (in process, snapshot or rebuild at start) or sqlite (DATA_DIR/read-store.sqlite, persistent, for read models larger than memory)'),

@@ -78,3 +78,12 @@ t.test('a setting the environment gives a bad value stops the command with one l
   t.equal(bad.code, 1)
   t.equal(bad.stderr, 'PORT must be an integer from 0 to 65535, got "eighty" (settings: README.md, "Configuration")\n')
 })
+
+t.test('a signing key that cannot be read or is no key stops the command with one line naming its setting', async (t) => {
+  const missing = await runCli(['bootstrap'], { DATA_DIR: tempDir(), JWT_PRIVATE_KEY_FILE: '/nonexistent/key.pem' })
+  t.equal(missing.code, 1)
+  t.match(missing.stderr, /^JWT_PRIVATE_KEY_FILE cannot be read: ENOENT[^\n]*\(settings: README.md, "Configuration"\)\n$/)
+  const garbage = await runCli(['bootstrap'], { DATA_DIR: tempDir(), JWT_PRIVATE_KEY: 'garbage' })
+  t.equal(garbage.code, 1)
+  t.match(garbage.stderr, /^JWT_PRIVATE_KEY must hold a PEM private key: [^\n]*\(settings: README.md, "Configuration"\)\n$/)
+})

@@ -1,6 +1,9 @@
+import fs from 'node:fs'
+import path from 'node:path'
 import t from 'tap'
 import { REVOKED_SIGN_IN_RETENTION_MS } from '../../src/projections/principals.js'
 import { loadConfig, MAX_ACCESS_TOKEN_TTL_SECONDS } from '../../src/shared/config.js'
+import { tempDir } from '../helpers/config.js'
 
 t.test('ACCESS_TOKEN_TTL is at most one day, and a revoked sign-in is remembered as long as an access token can live', async (t) => {
   t.equal(loadConfig({ ACCESS_TOKEN_TTL: '86400' }).accessTokenTtl, 86_400)
@@ -25,4 +28,25 @@ t.test('an integer setting takes digits only, and a port at most 65535', async (
 t.test('a sunset date must be a day of the calendar', async (t) => {
   t.throws(() => loadConfig({ EXPORTS_LEGACY_SUNSET: '2026-02-30' }), { name: 'ConfigError', message: 'EXPORTS_LEGACY_SUNSET must be an ISO 8601 date or timestamp, got "2026-02-30"' })
   t.equal(loadConfig({ EXPORTS_LEGACY_SUNSET: '2026-02-28' }).exportsLegacySunset.toISOString(), '2026-02-28T00:00:00.000Z')
+})
+
+t.test('settings a start would take but their use would refuse fail at start, naming the setting', async (t) => {
+  for (const [env, raw, message] of [
+    ['PUBLIC_URL', 'not-a-url', 'PUBLIC_URL must be a URL starting http:// or https://, got "not-a-url"'],
+    ['PUBLIC_URL', 'ftp://credits.example.com', 'PUBLIC_URL must be a URL starting http:// or https://, got "ftp://credits.example.com"'],
+    ['SMTP_URL', 'not-a-url', 'SMTP_URL must be a URL starting smtp:// or smtps://, got "not-a-url"'],
+    ['SANDBOX_FAIL_AMOUNT', 'abc', 'SANDBOX_FAIL_AMOUNT must be a decimal amount such as 13.13, got "abc"'],
+    ['UPLOAD_ALLOWED_TYPES', ',,', 'UPLOAD_ALLOWED_TYPES must list content types such as image/png, got ",,"'],
+    ['UPLOAD_ALLOWED_TYPES', 'pdf', 'UPLOAD_ALLOWED_TYPES must list content types such as image/png, got "pdf"'],
+  ] as const) {
+    t.throws(() => loadConfig({ [env]: raw }), { name: 'ConfigError', message }, `${env}=${raw}`)
+  }
+  const config = loadConfig({ PUBLIC_URL: 'https://credits.example.com', SMTP_URL: 'smtps://u:p@mail.example.com:465', SANDBOX_FAIL_AMOUNT: '99.5', UPLOAD_ALLOWED_TYPES: 'image/png, Application/PDF' })
+  t.equal(config.publicUrl, 'https://credits.example.com')
+  t.equal(config.sandboxFailAmount, '99.5')
+  t.same(config.uploadAllowedTypes, ['image/png', 'application/pdf'])
+  t.equal(loadConfig({}).publicUrl, '', 'unset: the default applies')
+  const file = path.join(tempDir(), 'a-file')
+  fs.writeFileSync(file, '')
+  t.throws(() => loadConfig({ DATA_DIR: file }), { name: 'ConfigError', message: `DATA_DIR must name a directory (it names a file), got "${file}"` })
 })
