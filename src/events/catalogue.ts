@@ -150,6 +150,9 @@ const knownTypes = {
 
 export const isKnownEventType = (type: string): type is DomainEventType => Object.hasOwn(knownTypes, type)
 
+/** The same list, for whoever must go over every type (the event-log recorder reports the ones a log leaves out). */
+export const knownEventTypes: readonly DomainEventType[] = Object.keys(knownTypes).filter(isKnownEventType)
+
 export type RecordedEvent = Recorded<DomainEvent>
 
 /** Narrows a recorded event to the types a handler declared. */
