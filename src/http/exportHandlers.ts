@@ -96,14 +96,17 @@ const periodErrors = (body: ExportBody, part: Part): FieldError[] => {
 }
 
 /**
- * The body as the runner will check it (parseExportBody; stricter in formats
- * than the route's schema: no `urn:uuid:` ids, no space in times), report
- * columns and filter keys naming columns of the registered sources, and what
- * else the data set asks of it.
+ * A request's body as the runner will check its job's parameters
+ * (parseExportBody, stricter in formats than the route's schema: no
+ * `urn:uuid:` ids, no space in times), so nothing accepted fails there.
  */
-const checkBody = (services: Services, dataSet: DataSet, body: ExportBody, part: Part): void => {
-  const parsed = parseExportBody({ ...parametersOf(body), type: body.type }, part)
+const requireRunnerAccepts = (body: ExportBody): void => {
+  const parsed = parseExportBody({ ...parametersOf(body), type: body.type })
   if ('errors' in parsed) throw bindError(parsed.errors)
+}
+
+/** Report columns and filter keys must name columns of the registered sources; the data set checks what else its body must satisfy. */
+const checkBody = (services: Services, dataSet: DataSet, body: ExportBody, part: Part): void => {
   const errors: FieldError[] = periodErrors(body, part)
   if (body.type === 'reports') {
     body.columns.forEach((column, i) => {
@@ -147,6 +150,7 @@ export const createExport = async (services: Services, request: FastifyRequest, 
   requireBodyPermissions(organization, body)
   const dataSet = services.exports.dataSets.get(body.type)
   if (dataSet === undefined) throw unavailable(services, body.type)
+  requireRunnerAccepts(body)
   checkBody(services, dataSet, body, 'body')
   const orderId = newId()
   const append = async () => {
@@ -175,6 +179,7 @@ export const estimateExport = async (services: Services, request: FastifyRequest
   }
   const dataSet = services.exports.dataSets.get(body.type)
   if (dataSet === undefined || dataSet.count === null) throw unavailable(services, body.type)
+  requireRunnerAccepts(body)
   checkBody(services, dataSet, body, 'body')
   // A caller that goes away stops the count.
   const abort = new AbortController()

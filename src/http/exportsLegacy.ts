@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type, type TSchema } from 'typebox'
 import { blobKinds } from '../exports/blobs.js'
-import { exportBodySchemas, exportTypeInfo, exportTypes, parseExportBody, PaymentFilters, type ExportType } from '../exports/catalogue.js'
+import { exportBodySchemas, exportTypeInfo, exportTypes, PaymentFilters, type ExportType } from '../exports/catalogue.js'
 import type { Services } from '../services.js'
 import { AppError, invalidFields } from '../shared/errors.js'
 import type { Permission } from '../shared/permissions.js'
@@ -195,9 +195,7 @@ export const legacyExportRoutes: FastifyPluginAsyncTypebox<{ services: Services 
       headers: OrganizationHeaders, body: ReportsBody, response: { 202: Created, ...failures(400, 401, 403, 429, 501) },
     },
   }, async (request, reply) => {
-    const parsed = parseExportBody({ ...request.body, type: 'reports' })
-    if ('errors' in parsed) throw invalidFields(parsed.errors, 'BIND_ERROR')
-    const orderID = await createExport(services, request, parsed.body)
+    const orderID = await createExport(services, request, { ...request.body, type: 'reports' })
     return reply.code(202).header('location', `/v1/exports/${orderID}`).send({ status: 'success', data: { orderID } })
   })
 
@@ -209,9 +207,7 @@ export const legacyExportRoutes: FastifyPluginAsyncTypebox<{ services: Services 
       headers: OrganizationHeaders, body: ReportsBody, response: { 200: Estimate, ...failures(400, 401, 403, 501) },
     },
   }, async (request, reply) => {
-    const parsed = parseExportBody({ ...request.body, type: 'reports' })
-    if ('errors' in parsed) throw invalidFields(parsed.errors, 'BIND_ERROR')
-    return estimateExport(services, request, reply, parsed.body)
+    return estimateExport(services, request, reply, { ...request.body, type: 'reports' })
   })
 
   const sources = legacy('GET', '/reports/export/available-sources', '/v1/exports/sources?type=reports', 'reports')
