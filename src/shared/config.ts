@@ -1,5 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
+import { MONEY_INPUT_PATTERN } from './money.js'
 
 /**
  * Every environment variable the service reads, in one table. The README's
@@ -168,7 +169,7 @@ export const settings = {
   smtpTimeoutMs: integer('SMTP_TIMEOUT_MS', 10_000, 'Connection, greeting and socket timeout of the SMTP client in milliseconds', 1),
   sandboxDelayMs: integer('SANDBOX_DELAY_MS', 2000, 'Simulated processing time of the sandbox payment provider before it settles an order', 0),
   sandboxFailAmount: checked(text('SANDBOX_FAIL_AMOUNT', '13.13', 'Order amount the sandbox payment provider declines (any other amount completes)'),
-    (amount) => (/^\d{1,15}(\.\d{1,4})?$/.test(amount) ? null : 'must be a decimal amount such as 13.13')),
+    (amount) => (new RegExp(MONEY_INPUT_PATTERN).test(amount) ? null : 'must be a decimal amount such as 13.13')),
   readStoreSnapshot: flag('READ_STORE_SNAPSHOT', true, 'Embedded read store only: write it to DATA_DIR/read-store.snapshot on shutdown and load it at the next start, which then catches up from there instead of replaying the whole log (ignored when the code or the log changed)'),
   webhookConcurrency: integer('WEBHOOK_CONCURRENCY', 256, 'Webhook sends one instance has in flight at once (the webhooks of one trigger go out concurrently within it)', 1),
   readStore: oneOf('READ_STORE', ['memory', 'sqlite'] as const, 'memory', 'Embedded read store when MONGODB_URL is unset: memory (in process, snapshot or rebuild at start) or sqlite (DATA_DIR/read-store.sqlite, persistent, for read models larger than memory)'),
