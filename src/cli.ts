@@ -8,6 +8,7 @@ import type { ProjectionTiming } from './projections/runner.js'
 import { createRuntime } from './runtime.js'
 import { startServer } from './server.js'
 import { ConfigError, loadConfig } from './shared/config.js'
+import { errorMessage } from './shared/errors.js'
 import { writeInTurn } from './shared/output.js'
 
 const usage = `credit-service <command>
@@ -33,7 +34,7 @@ const argsOf = <T extends NonNullable<ParseArgsConfig['options']>>(args: string[
   try {
     return parseArgs({ args, allowPositionals: true, options, strict: true })
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error))
+    throw new UsageError(errorMessage(error))
   }
 }
 

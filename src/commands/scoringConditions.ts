@@ -1,4 +1,5 @@
 import { Environment, type ParseResult } from '@marcbachmann/cel-js'
+import { errorMessage } from '../shared/errors.js'
 import { estimateConditionCost, extraStepsOf, stepsOfValue } from './scoringConditionCost.js'
 import { scoringFieldCatalogue, scoringFieldNames, type ScoringFieldKind, type ScoringFieldValues } from './scoringFields.js'
 
@@ -185,7 +186,7 @@ export const evaluateCondition = (source: string, fields: ScoringFieldValues, bu
     return { holds: value === true, error: null }
   } catch (error) {
     if (stepsLeft < 0 || error instanceof StepBudgetExceeded) return exceeded
-    return { holds: false, error: firstLine(error instanceof Error ? error.message : String(error)) }
+    return { holds: false, error: firstLine(errorMessage(error)) }
   } finally {
     stepsLeft = Infinity
   }

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import { errorMessage } from '../shared/errors.js'
 import type { EventRow } from './sqliteSchema.js'
 import type { AppendResult, ExpectedRevision } from './types.js'
 
@@ -46,7 +47,7 @@ export class SqliteWriter {
           return this.appendOne(request)
         } catch (error) {
           if (error instanceof RefusedAppend) return { wrongExpected: { expected: request.expected, actual: error.actual } }
-          return { failed: error instanceof Error ? error.message : String(error) }
+          return { failed: errorMessage(error) }
         }
       }))
   }

@@ -1,6 +1,7 @@
 // The embedded log's writer thread: owns the write connection, so a commit's
 // fsync never blocks the service's event loop.
 import { parentPort, workerData } from 'node:worker_threads'
+import { errorMessage } from '../shared/errors.js'
 import { openEventDatabase } from './sqliteSchema.js'
 import { SqliteWriter, type WriteRequest } from './sqliteWriter.js'
 
@@ -26,6 +27,6 @@ port.on('message', (message: { id: number; group: WriteRequest[] } | { close: tr
   try {
     port.postMessage({ id: message.id, outcomes: writer.commit(message.group) })
   } catch (error) {
-    port.postMessage({ id: message.id, error: error instanceof Error ? error.message : String(error) })
+    port.postMessage({ id: message.id, error: errorMessage(error) })
   }
 })

@@ -7,7 +7,7 @@ import { fileTypeStream } from 'file-type'
 import { Type } from 'typebox'
 import type { FileStore, StoredFile } from '../files/fileStore.js'
 import type { Config } from '../shared/config.js'
-import { AppError } from '../shared/errors.js'
+import { AppError, errorMessage } from '../shared/errors.js'
 
 export interface UploadPolicy {
   maxBytes: number
@@ -27,7 +27,7 @@ const SAMPLE_BYTES = 4100
 const brokenUpload = (error: unknown): Error => {
   // @fastify/multipart's own refusals carry their status (406, 413) and keep it.
   if (error instanceof AppError || (error instanceof Error && 'statusCode' in error)) return error
-  return new AppError('BAD_REQUEST', `the upload is malformed or ended early: ${error instanceof Error ? error.message : String(error)}`)
+  return new AppError('BAD_REQUEST', `the upload is malformed or ended early: ${errorMessage(error)}`)
 }
 
 const tooLarge = (policy: UploadPolicy) =>

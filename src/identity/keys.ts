@@ -2,6 +2,7 @@ import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, typ
 import fs from 'node:fs'
 import path from 'node:path'
 import { ConfigError } from '../shared/config.js'
+import { errorMessage } from '../shared/errors.js'
 
 export type SigningAlgorithm = 'ES256' | 'RS256'
 
@@ -43,20 +44,18 @@ export const signingKeyFromPem = (privateKeyPem: string): SigningKey => {
 export const generateSigningKeyPem = (): string =>
   generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()
 
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
-
 /** A key the operator configured: what is wrong with it (unreadable, not a key, a key of another kind) is a setting to fix, said in one line. */
 const configuredKey = (setting: string, read: () => string): SigningKey => {
   let pem: string
   try {
     pem = read()
   } catch (error) {
-    throw new ConfigError(`${setting} cannot be read: ${messageOf(error)}`)
+    throw new ConfigError(`${setting} cannot be read: ${errorMessage(error)}`)
   }
   try {
     return signingKeyFromPem(pem)
   } catch (error) {
-    throw new ConfigError(`${setting} must hold a PEM private key: ${messageOf(error)}`)
+    throw new ConfigError(`${setting} must hold a PEM private key: ${errorMessage(error)}`)
   }
 }
 

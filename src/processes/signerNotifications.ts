@@ -6,6 +6,7 @@ import type { RecordedOf } from '../events/catalogue.js'
 import type { SignatureField } from '../events/signature.js'
 import { renderSignatureFileDeleted } from '../notifications/messages.js'
 import type { Services } from '../services.js'
+import { errorMessage } from '../shared/errors.js'
 import { deterministicId } from '../shared/ids.js'
 import { defineProcess } from './process.js'
 
@@ -23,7 +24,7 @@ const signerContact = (profile: ProfileState): { name: string; email: string | n
   return { name: 'signer', email: null }
 }
 
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error)).slice(0, 1000)
+const errorText = (error: unknown): string => errorMessage(error).slice(0, 1000)
 
 const notify = async (event: RecordedOf<'SignatureFileDeleted'>, services: Services): Promise<void> => {
   const { commands, clock, notifier } = services

@@ -2,6 +2,7 @@ import type { RecordedEvent } from '../events/catalogue.js'
 import { requireKnownType } from '../events/serialization.js'
 import type { EventStore, EventSubscription } from '../events/store.js'
 import { systemClock, type Clock } from '../shared/clock.js'
+import { errorMessage } from '../shared/errors.js'
 import { withLease } from './lease.js'
 import type { Projection } from './projection.js'
 import type { ReadStore } from './readStore.js'
@@ -183,7 +184,7 @@ export class ProjectionRunner {
       if (this.running) {
         this.options.logger.error({ err: error }, 'projection runner stopped on a read error')
         // Every read model stops here: health says so (503), and a start waiting to catch up fails with the reason instead of waiting for ever.
-        const reason = `the log could not be read: ${error instanceof Error ? error.message : String(error)}`
+        const reason = `the log could not be read: ${errorMessage(error)}`
         for (const t of this.tracked) t.failed ??= reason
         const starting = this.caughtUp
         this.caughtUp = undefined
@@ -202,7 +203,7 @@ export class ProjectionRunner {
         else await this.timed(t.projection, event, this.timings)
         t.position = event.position
       } catch (error) {
-        t.failed = `${error instanceof Error ? error.message : String(error)} (event ${event.type} at ${event.position})`
+        t.failed = `${errorMessage(error)} (event ${event.type} at ${event.position})`
         this.options.logger.error({ err: error, projection: t.projection.name, event: event.id, type: event.type }, 'projection failed')
       }
     }

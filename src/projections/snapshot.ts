@@ -4,6 +4,7 @@ import path from 'node:path'
 import readline from 'node:readline'
 import { once } from 'node:events'
 import type { EventStore } from '../events/store.js'
+import { errorMessage } from '../shared/errors.js'
 import type { MemoryReadStore } from './memoryStore.js'
 import type { CollectionSpec, ReadDocument } from './readStore.js'
 
@@ -185,7 +186,7 @@ export const loadSnapshot = async (
     }
   } catch (error) {
     store.clear()
-    return { loaded: false, reason: `unreadable: ${error instanceof Error ? error.message : String(error)}` }
+    return { loaded: false, reason: `unreadable: ${errorMessage(error)}` }
   } finally {
     lines.close()
   }

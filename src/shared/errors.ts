@@ -80,6 +80,9 @@ export class AppError extends Error {
 
 export const isAppError = (value: unknown): value is AppError => value instanceof AppError
 
+/** What a caught value says, for a log line or a recorded failure (anything can be thrown). */
+export const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
 export const notFound = (resource: string, id?: string): AppError =>
   new AppError('NOT_FOUND', id === undefined ? `${resource} not found` : `${resource} ${id} not found`, { resource })
 

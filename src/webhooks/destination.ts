@@ -2,6 +2,7 @@ import dns from 'node:dns'
 import type { LookupAddress, LookupOptions } from 'node:dns'
 import ipaddr from 'ipaddr.js'
 import { Agent } from 'undici'
+import { errorMessage } from '../shared/errors.js'
 
 /**
  * Where a webhook may go: http and https only, and, unless private networks
@@ -55,7 +56,7 @@ export const checkDestination = async (rawUrl: string, allowPrivate: boolean): P
   try {
     addresses = await dns.promises.lookup(host, { all: true, verbatim: true })
   } catch (error) {
-    throw new DestinationError('DNS_FAILURE', `cannot resolve ${host}: ${error instanceof Error ? error.message : String(error)}`)
+    throw new DestinationError('DNS_FAILURE', `cannot resolve ${host}: ${errorMessage(error)}`)
   }
   checkAddresses(host, addresses.map((a) => a.address), allowPrivate)
   return url

@@ -1,6 +1,7 @@
 import type { Agent } from 'undici'
 import { request } from 'undici'
 import type { SendError } from '../events/webhookSend.js'
+import { errorMessage } from '../shared/errors.js'
 import { checkDestination, DestinationError } from './destination.js'
 
 /** A request to make and what came back, unmasked and uncut: masking and cutting happen when it is recorded. */
@@ -55,7 +56,7 @@ const describeFailure = (error: unknown, timeoutMs: number, aborted: boolean): S
   if (aborted) return { code: 'TIMEOUT', message: `no complete answer within ${timeoutMs} ms` }
   if (error instanceof DestinationError) return { code: error.code, message: error.message }
   const code = causeCode(error)
-  const message = error instanceof Error ? error.message : String(error)
+  const message = errorMessage(error)
   if (code === 'EDESTINATIONREFUSED') return { code: 'DESTINATION_REFUSED', message }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { code: 'DNS_FAILURE', message }
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {

@@ -1,6 +1,7 @@
 import { Ajv } from 'ajv'
 import type { WebhookConfiguration } from '../events/webhook.js'
 import type { SendError } from '../events/webhookSend.js'
+import { errorMessage } from '../shared/errors.js'
 import { compileTemplate } from '../templates/compile.js'
 import type { TemplateContext } from '../templates/context.js'
 import { TemplateExecutionError, TemplateSyntaxError } from '../templates/errors.js'
@@ -85,7 +86,7 @@ export const parseHeaders = (text: string): { headers: Record<string, string> } 
   try {
     parsed = JSON.parse(text)
   } catch (error) {
-    return { problem: `does not render to JSON (${error instanceof Error ? error.message : String(error)})` }
+    return { problem: `does not render to JSON (${errorMessage(error)})` }
   }
   if (!validateHeaders(parsed)) {
     const problems = (validateHeaders.errors ?? []).map((e) => `${e.instancePath === '' ? 'the value' : e.instancePath.slice(1)} ${e.message ?? e.keyword}`)

@@ -1,4 +1,5 @@
 import { JSONPath } from 'jsonpath-plus'
+import { errorMessage } from '../shared/errors.js'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/jsonDepth.js'
 
 /**
@@ -114,7 +115,7 @@ export const jsonPathProblem = (path: string): string | null => {
     JSONPath.toPathArray(path)
     JSONPath({ path, json: { probe: [{ probe: 1 }] }, wrap: true, eval: 'safe' })
   } catch (error) {
-    return `is not a valid JSONPath expression (${error instanceof Error ? error.message : String(error)})`
+    return `is not a valid JSONPath expression (${errorMessage(error)})`
   }
   return null
 }
