@@ -118,7 +118,10 @@ export const createRuntime = async (config: Config, options: RuntimeOptions = {}
   })
 
   const exportRuntime = createExportRuntime(config)
-  const webhooks = createWebhookRuntime({ queries, dataKey, hub, concurrency: config.webhookConcurrency })
+  const webhooks = createWebhookRuntime({
+    queries, dataKey, hub, concurrency: config.webhookConcurrency,
+    breaker: { timeouts: config.webhookBreakerTimeouts, openMs: config.webhookBreakerOpenSeconds * 1000, clock },
+  })
   let started = false
   const up = async (ping: () => Promise<void>) => ping().then(() => true, () => false)
   const services: Services = {

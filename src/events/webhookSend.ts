@@ -39,7 +39,7 @@ export interface RecordedResponse {
 
 export type SendErrorCode =
   | 'TEMPLATE_ERROR' | 'INVALID_HEADERS' | 'DESTINATION_REFUSED' | 'DNS_FAILURE' | 'CONNECTION_FAILED' | 'TIMEOUT'
-  | 'HTTP_STATUS' | 'AUTH_FAILED' | 'TOKEN_NOT_FOUND' | 'SIGNING_FAILED' | 'OUTCOME_UNKNOWN'
+  | 'HTTP_STATUS' | 'AUTH_FAILED' | 'TOKEN_NOT_FOUND' | 'SIGNING_FAILED' | 'OUTCOME_UNKNOWN' | 'DESTINATION_UNAVAILABLE'
 
 export interface SendError {
   code: SendErrorCode

@@ -5,7 +5,9 @@ import type { DataKey } from '../identity/dataKey.js'
 import type { LiveHub } from '../processes/liveHub.js'
 import type { Queries } from '../projections/queries.js'
 import { compileTemplate } from '../templates/compile.js'
+import type { Clock } from '../shared/clock.js'
 import { ApprovalsInFlight } from './approvalsInFlight.js'
+import { DestinationBreakers } from './breaker.js'
 import { unsealed } from './configuration.js'
 import { templateFields } from './render.js'
 import type { SendableConfiguration } from './sender.js'
@@ -173,13 +175,26 @@ export interface WebhookRuntime {
   slots: SendSlots
   /** The approvals the firing took, so each renders the credit with the earlier ones applied. */
   approvals: ApprovalsInFlight
+  /** Destinations whose automatic sends fail at once for a while, having timed out repeatedly. */
+  breakers: DestinationBreakers
   /** Waits for the sends in flight; run after the process managers stopped. */
   drain(): Promise<void>
   close(): void
 }
 
-export const createWebhookRuntime = (deps: { queries: Queries; dataKey: DataKey; hub: LiveHub; concurrency: number }): WebhookRuntime => {
+export interface WebhookRuntimeDeps {
+  queries: Queries
+  dataKey: DataKey
+  hub: LiveHub
+  concurrency: number
+  breaker: { timeouts: number; openMs: number; clock: Clock }
+}
+
+export const createWebhookRuntime = (deps: WebhookRuntimeDeps): WebhookRuntime => {
   const directory = new WebhookDirectory(deps)
   const slots = new SendSlots(deps.concurrency)
-  return { directory, slots, approvals: new ApprovalsInFlight(), drain: () => slots.drain(), close: () => directory.close() }
+  return {
+    directory, slots, approvals: new ApprovalsInFlight(), breakers: new DestinationBreakers(deps.breaker),
+    drain: () => slots.drain(), close: () => directory.close(),
+  }
 }

@@ -3,6 +3,7 @@ import type { CommandContext } from '../commands/handler.js'
 import { webhookSendAggregate } from '../commands/webhookSend.js'
 import type { WebhookConfiguration } from '../events/webhook.js'
 import type { RecordedAuthExchange, SendError, SendTrigger, WebhookSendCompleted } from '../events/webhookSend.js'
+import { destinationOf, isRefusal, type ExchangeEnding } from './breaker.js'
 import type { Services } from '../services.js'
 import type { TemplateContext } from '../templates/context.js'
 import { createWebhookAgent } from './destination.js'
@@ -187,7 +188,7 @@ export class WebhookSender {
     const { services } = this
     const outcome = rendered === null
       ? { request: null, auth: null, exchange: null, error: renderError, secrets: [] }
-      : await this.deliver(rendered, request.configuration)
+      : await this.deliver(rendered, request.configuration, isManual(request.trigger))
     const finalRecorders = this.recorders(request.configuration, outcome.secrets)
     const delivered = outcome.error === null && isSuccess(outcome.exchange?.response ?? null)
     const response = outcome.exchange?.response ?? null
@@ -219,7 +220,7 @@ export class WebhookSender {
   }
 
   /** The token request (when configured), then the webhook request. */
-  private async deliver(rendered: RenderedWebhook, configuration: SendableConfiguration): Promise<{
+  private async deliver(rendered: RenderedWebhook, configuration: SendableConfiguration, manual: boolean): Promise<{
     request: OutgoingRequest | null
     auth: Exchange | null
     exchange: Exchange | null
@@ -230,8 +231,9 @@ export class WebhookSender {
     let auth: Exchange | null = null
     const secrets: string[] = []
     if (rendered.auth !== null) {
-      auth = await exchange(rendered.auth, this.httpOptions)
+      auth = await this.exchange(rendered.auth, manual)
       const authResponse = auth.response
+      if (auth.error?.code === 'DESTINATION_UNAVAILABLE') return { request: null, auth, exchange: null, error: auth.error, secrets }
       if (auth.error !== null || !isSuccess(authResponse)) {
         const reason = auth.error?.message ?? `the token endpoint answered ${authResponse?.status ?? 'nothing'}`
         return { request: null, auth, exchange: null, error: { code: 'AUTH_FAILED', message: `token request failed: ${reason}` }, secrets }
@@ -245,12 +247,42 @@ export class WebhookSender {
       }
       request = { ...request, headers: withToken(request.headers, configuration, token.token) }
     }
-    const sent = await exchange(request, this.httpOptions)
+    const sent = await this.exchange(request, manual)
     const status = sent.response?.status
     const error = sent.error ?? (isSuccess(sent.response) ? null : { code: 'HTTP_STATUS' as const, message: `the destination answered ${status ?? 'nothing'}` })
     return { request, auth, exchange: sent, error, secrets }
   }
+
+  /**
+   * One exchange, unless the destination's breaker is open and the send is
+   * automatic: then nothing is sent and the error says until when.
+   */
+  private async exchange(outgoing: OutgoingRequest, manual: boolean): Promise<Exchange> {
+    const { breakers } = this.services.webhooks
+    const options = this.httpOptions
+    const admission = breakers.admit(outgoing.url, manual)
+    if (isRefusal(admission)) {
+      const message = `not sent: ${destinationOf(outgoing.url) ?? outgoing.url} did not answer within ${options.timeoutMs} ms ${admission.timeouts} times in a row, `
+        + `so automatic sends to it fail at once until ${admission.until.toISOString()}, when one is tried again; re-send this one once it answers`
+      return { request: outgoing, response: null, error: { code: 'DESTINATION_UNAVAILABLE', message }, durationMs: 0 }
+    }
+    let ending: ExchangeEnding = 'failedFast'
+    let change: 'opened' | 'closed' | null
+    let result: Exchange
+    try {
+      result = await exchange(outgoing, options)
+      ending = result.error?.code === 'TIMEOUT' ? 'timedOut' : result.response === null ? 'failedFast' : 'answered'
+    } finally {
+      // Recorded whatever happens: a probe that never ended would keep its destination refused for good.
+      change = breakers.record(admission, ending)
+    }
+    if (change === 'opened') this.services.logger.warn({ destination: admission.key }, 'webhook destination timed out repeatedly: its automatic sends fail at once for a while')
+    if (change === 'closed') this.services.logger.info({ destination: admission.key }, 'webhook destination answers again')
+    return result
+  }
 }
+
+const isManual = (trigger: SendTrigger): boolean => trigger.type === 'manual' || trigger.type === 'test'
 
 /** Closes, as `unknown`, every send that has a start and no outcome: run at start-up, before anything new is sent. */
 export const closeInterruptedSends = async (services: Services, reason: string): Promise<number> => {
