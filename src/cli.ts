@@ -76,9 +76,17 @@ const serve = async () => {
   process.on('SIGINT', () => shutdown('SIGINT'))
 }
 
-const withRuntime = async <T>(work: (runtime: Awaited<ReturnType<typeof createRuntime>>) => Promise<T>, start = true): Promise<T> => {
+/** How a command uses the store: `start` catches the read models up first; `readOnly` only reads the log, beside a running service. */
+interface RuntimeUse {
+  command: string
+  start?: boolean
+  readOnly?: boolean
+}
+
+const withRuntime = async <T>(use: RuntimeUse, work: (runtime: Awaited<ReturnType<typeof createRuntime>>) => Promise<T>): Promise<T> => {
+  const { command, start = true, readOnly = false } = use
   const config = loadConfig(process.env, { processesEnabled: false, cronEnabled: false })
-  const runtime = await createRuntime(config, { logger: (await import('pino')).pino({ level: 'warn' }) })
+  const runtime = await createRuntime(config, { logger: (await import('pino')).pino({ level: 'warn' }), command, readOnly })
   try {
     if (start) await runtime.start()
     return await work(runtime)
@@ -120,13 +128,13 @@ const main = async (argv: string[]) => {
       if (sub !== undefined) throw new UsageError(`serve takes no arguments (settings come from the environment: README.md, "Configuration"), got "${sub}"`)
       return serve()
     case 'bootstrap':
-      return withRuntime(async (runtime) => {
+      return withRuntime({ command: 'bootstrap' }, async (runtime) => {
         const result = await bootstrap(runtime)
         printCredentials(result.generated)
         print(result.created ? `bootstrapped organization ${result.organizationId}` : `already bootstrapped (organization ${result.organizationId})`)
       })
     case 'demo':
-      return withRuntime(async (runtime) => {
+      return withRuntime({ command: 'demo' }, async (runtime) => {
         await bootstrap(runtime)
         const state = await loadDemo(runtime, print)
         print(`demo organization ${state.organizationId}`)
@@ -135,7 +143,7 @@ const main = async (argv: string[]) => {
       })
     case 'projections':
       if (sub === 'list') {
-        return withRuntime(async (runtime) => {
+        return withRuntime({ command: 'projections list' }, async (runtime) => {
           const status = await runtime.projections.status()
           for (const p of status.projections) print(JSON.stringify(p))
         })
@@ -145,7 +153,7 @@ const main = async (argv: string[]) => {
         const { values, positionals: names } = argsOf(rest, { timings: { type: 'boolean', default: false } })
         const unknown = names.filter((name) => !allProjections.some((projection) => projection.name === name))
         if (unknown.length > 0) throw new UsageError(`unknown projection(s): ${unknown.join(', ')} (projections list names them)`)
-        return withRuntime(async (runtime) => {
+        return withRuntime({ command: 'projections rebuild', start: false }, async (runtime) => {
           const bar = progressBar()
           const onProgress = (position: number, head: number) => bar.update(position, head)
           let timings: ProjectionTiming[] | null = null
@@ -156,7 +164,7 @@ const main = async (argv: string[]) => {
           for (const p of status.projections) print(`${p.name}: position ${p.position}${p.failed === null ? '' : `, FAILED: ${p.failed}`}`)
           if (timings !== null) printTimings(timings)
           if (!runtime.readStore.persistent) print('(embedded read store: the service loads the snapshot of its last clean stop, or rebuilds its read models, at start; this run verified the rebuild)')
-        }, false)
+        })
       }
     case 'events': {
       const { values, positionals } = argsOf(rest, { from: { type: 'string' }, limit: { type: 'string' }, 'no-follow': { type: 'boolean', default: false } })
@@ -165,15 +173,15 @@ const main = async (argv: string[]) => {
       if (sub === 'read') {
         const stream = positionals[0]
         if (stream === undefined) break
-        return withRuntime(async (runtime) => {
+        return withRuntime({ command: 'events read', start: false, readOnly: true }, async (runtime) => {
           for await (const event of runtime.eventStore.readStream(stream, {
             ...(from === undefined ? {} : { fromRevision: from }),
             ...(limit === undefined ? {} : { maxCount: limit }),
           })) await printInTurn(JSON.stringify(event))
-        }, false)
+        })
       }
       if (sub === 'tail') {
-        return withRuntime(async (runtime) => {
+        return withRuntime({ command: 'events tail', start: false, readOnly: true }, async (runtime) => {
           const head = await runtime.eventStore.headPosition()
           let after = from ?? -1
           if (after < 0) {
@@ -188,7 +196,7 @@ const main = async (argv: string[]) => {
           process.once('SIGINT', () => void subscription.close())
           process.once('SIGTERM', () => void subscription.close())
           for await (const event of subscription) await printInTurn(JSON.stringify(event))
-        }, false)
+        })
       }
       break
     }

@@ -33,6 +33,7 @@ import { readStoreSnapshots } from './projections/snapshot.js'
 import type { Services } from './services.js'
 import { systemClock, type Clock } from './shared/clock.js'
 import { baseUrl, type Config } from './shared/config.js'
+import { lockDataDir, type DataDirLock } from './shared/dataDirLock.js'
 import { createWebhookRuntime } from './webhooks/runtime.js'
 
 export interface Runtime extends Services {
@@ -49,6 +50,10 @@ export interface Runtime extends Services {
 export interface RuntimeOptions {
   clock?: Clock
   logger?: Logger
+  /** What this process is (`serve`, `bootstrap`…), told to one refused the DATA_DIR it holds. */
+  command?: string
+  /** Only reads the log (`events read`/`tail`): runs beside the process that holds DATA_DIR. */
+  readOnly?: boolean
 }
 
 const openEventStore = (config: Config): EventStore =>
@@ -75,12 +80,23 @@ const openNotifier = (config: Config, logger: Logger): Notifier =>
     ? new SmtpNotifier({ url: config.smtpUrl, from: config.smtpFrom, timeoutMs: config.smtpTimeoutMs })
     : new LogNotifier(logger)
 
-/** The composition root: opens the stores the configuration names and wires every part to them. */
 const LEFTOVER_IDLE_MS = 60_000
 
+/** The composition root: opens the stores the configuration names and wires every part to them. */
 export const createRuntime = async (config: Config, options: RuntimeOptions = {}): Promise<Runtime> => {
   fs.mkdirSync(config.dataDir, { recursive: true })
   const clock = options.clock ?? systemClock
+  // With the embedded event store one process owns DATA_DIR; instances sharing EventStoreDB may share it for the keys.
+  const lock = config.eventStoreUrl === undefined && options.readOnly !== true ? lockDataDir(config.dataDir, options.command ?? 'serve', clock.now()) : null
+  try {
+    return await composeRuntime(config, options, clock, lock)
+  } catch (error) {
+    lock?.release()
+    throw error
+  }
+}
+
+const composeRuntime = async (config: Config, options: RuntimeOptions, clock: Clock, lock: DataDirLock | null): Promise<Runtime> => {
   const logger = options.logger ?? pino({ level: config.logLevel })
   const eventStore = openEventStore(config)
   const { readStore, files, checkpoints } = await openReadSide(config)
@@ -192,6 +208,7 @@ export const createRuntime = async (config: Config, options: RuntimeOptions = {}
       await notifier.close()
       await eventStore.close()
       await readStore.close()
+      lock?.release()
     },
   }
 }

@@ -15,7 +15,7 @@ interface Setting<T> {
 
 /** A setting the environment gives a value it cannot take: the operator's to fix, told in one line. */
 export class ConfigError extends Error {
-  override readonly name = 'ConfigError'
+  override readonly name: string = 'ConfigError'
 }
 
 const text = (env: string, fallback: string, description: string): Setting<string> => ({

@@ -1,5 +1,6 @@
 import t from 'tap'
-import { tempDir } from '../helpers/config.js'
+import { createRuntime } from '../../src/runtime.js'
+import { tempDir, testConfig } from '../helpers/config.js'
 import { runCli } from '../helpers/process.js'
 
 t.test('bootstrap, demo, events read, events tail and projections rebuild', async (t) => {
@@ -86,4 +87,21 @@ t.test('a signing key that cannot be read or is no key stops the command with on
   const garbage = await runCli(['bootstrap'], { DATA_DIR: tempDir(), JWT_PRIVATE_KEY: 'garbage' })
   t.equal(garbage.code, 1)
   t.match(garbage.stderr, /^JWT_PRIVATE_KEY must hold a PEM private key: [^\n]*\(settings: README.md, "Configuration"\)\n$/)
+})
+
+t.test('a command that writes refuses a DATA_DIR another process holds, in one line; reading the log goes on beside it', async (t) => {
+  const config = testConfig({ adminClientId: 'cli-admin', adminClientSecret: 'cli-secret' })
+  const env = { DATA_DIR: config.dataDir, ADMIN_CLIENT_ID: 'cli-admin', ADMIN_CLIENT_SECRET: 'cli-secret' }
+  t.equal((await runCli(['bootstrap'], env)).code, 0)
+  const holder = await createRuntime(config, { command: 'serve' })
+  t.teardown(() => holder.close())
+  for (const args of [['bootstrap'], ['demo'], ['projections', 'rebuild'], ['projections', 'list']]) {
+    const refused = await runCli(args, env)
+    t.equal(refused.code, 1, args.join(' '))
+    t.match(refused.stderr, new RegExp(`^DATA_DIR ${config.dataDir} is in use by credit-service serve \\(pid ${process.pid}, since [^)]+\\): stop it first[^\\n]*\\n$`))
+  }
+  const tail = await runCli(['events', 'tail', '--no-follow'], env)
+  t.equal(tail.code, 0, tail.stderr)
+  t.match(tail.stdout, /ServiceBootstrapped/)
+  t.equal((await runCli(['events', 'read', 'system-bootstrap'], env)).code, 0)
 })
