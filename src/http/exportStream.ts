@@ -6,7 +6,7 @@ import { exportEventTypes } from '../events/export.js'
 import type { Services } from '../services.js'
 import { AppError } from '../shared/errors.js'
 import { concernsAccess } from './accessEvents.js'
-import { organizationOf, principalOf } from './context.js'
+import { organizationOf, principalOf, type Principal } from './context.js'
 import { visibleTypes } from './exportHandlers.js'
 import { needsJobDoc, updateOfDoc, updateOfEvent, updateOfJob, type ExportUpdate } from './exportViews.js'
 import { requireUnrevoked } from './plugins/auth.js'
@@ -68,6 +68,75 @@ export class SseChannel {
   }
 }
 
+/** The access token's subject a stream is counted against. */
+export type StreamHolder = Pick<Principal, 'kind' | 'id'>
+
+// A user and a client are told apart by kind as well as id: their id spaces are not promised to be disjoint.
+const holderKeyOf = (holder: StreamHolder): string => `${holder.kind}:${holder.id}`
+
+/** What a refused stream is told to wait: a slot frees only when one of the principal's streams ends, which no clock foretells. */
+const STREAM_LIMIT_RETRY_SECONDS = 30
+
+/**
+ * Export event streams open per principal on one instance, so one tenant
+ * cannot hold every socket and the memory behind them. A principal's entry
+ * leaves the map with its last stream: the map holds only principals with a
+ * stream open.
+ */
+export class StreamCounts {
+  private readonly open = new Map<string, number>()
+
+  constructor(private readonly limit: number) {}
+
+  /** Principals holding at least one stream. */
+  get size(): number {
+    return this.open.size
+  }
+
+  countOf(principal: StreamHolder): number {
+    return this.open.get(holderKeyOf(principal)) ?? 0
+  }
+
+  /** One more stream of the principal, or null at the limit. The release frees it once, however often it is called. */
+  acquire(principal: StreamHolder): (() => void) | null {
+    const key = holderKeyOf(principal)
+    const held = this.open.get(key) ?? 0
+    if (held >= this.limit) return null
+    this.open.set(key, held + 1)
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      const left = (this.open.get(key) ?? 0) - 1
+      if (left > 0) this.open.set(key, left)
+      else this.open.delete(key)
+    }
+  }
+}
+
+// Keyed by the services of one app: the canonical and legacy routes share its counts, and apps in one process (tests) do not.
+const streamCounts = new WeakMap<Services, StreamCounts>()
+
+/** The export event streams open on this instance, per principal. */
+export const streamCountsOf = (services: Services): StreamCounts => {
+  const known = streamCounts.get(services)
+  if (known !== undefined) return known
+  const counts = new StreamCounts(services.config.exportsSseMaxStreamsPerPrincipal)
+  streamCounts.set(services, counts)
+  return counts
+}
+
+/** One of the caller's stream slots, or the 429 refusal, before anything of the stream is sent. */
+const acquireStreamSlot = (services: Services, principal: Principal): (() => void) => {
+  const release = streamCountsOf(services).acquire(principal)
+  if (release !== null) return release
+  const limit = services.config.exportsSseMaxStreamsPerPrincipal
+  throw new AppError('EXPORT_STREAM_LIMIT_REACHED',
+    `this ${principal.kind} already holds ${limit} open export event streams on this instance, the limit EXPORTS_SSE_MAX_STREAMS_PER_PRINCIPAL sets; ` +
+    `close one, or retry in ${STREAM_LIMIT_RETRY_SECONDS} seconds`,
+    { limit, retryAfter: STREAM_LIMIT_RETRY_SECONDS }, { 'retry-after': String(STREAM_LIMIT_RETRY_SECONDS) })
+}
+
 type ExportRecorded = RecordedOf<(typeof exportEventTypes)[number]>
 
 // The hub hands every subscriber the same event object: one read per event, however many clients follow the organization.
@@ -106,7 +175,8 @@ const lastEventIdOf = (request: FastifyRequest): number | null => {
  * The stream ends when the access it was opened with ends (checked after each
  * event that concerns its caller, client, sign-in or organization, and at each
  * heartbeat for the token's expiry) or narrows to other job types: the client's reconnection is then checked anew,
- * as any request is.
+ * as any request is. A principal holding EXPORTS_SSE_MAX_STREAMS_PER_PRINCIPAL streams on this instance is refused
+ * another (429 EXPORT_STREAM_LIMIT_REACHED) until one ends.
  */
 export const streamExportEvents = (services: Services, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
   const organization = organizationOf(request)
@@ -118,7 +188,11 @@ export const streamExportEvents = (services: Services, request: FastifyRequest, 
   const { config } = services
   const principal = principalOf(request)
   const required = request.routeOptions.config.permissions ?? []
+  const release = acquireStreamSlot(services, principal)
   const out = new PassThrough()
+  // Whichever closes first, however the stream ends (and even if what follows throws): the response always closes, the stream when it is destroyed.
+  reply.raw.once('close', release)
+  out.once('close', release)
   const channel = new SseChannel(out, config.exportsSseMaxBufferBytes, () =>
     request.log.warn({ organizationId }, 'export event stream dropped a client that fell behind'))
   const lastEventId = lastEventIdOf(request)

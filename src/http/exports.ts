@@ -90,14 +90,15 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       description: 'Event `export.updated`, data `{id, status, type, progress, error?, expiredAt?}`, `id:` the event\'s global position. ' +
         'Only jobs of the types GET /v1/exports lists to the caller. ' +
         'Reconnect with Last-Event-ID to get the current state of every job changed since. A `: heartbeat` comment comes every ' +
-        'EXPORTS_SSE_HEARTBEAT_MS.',
+        'EXPORTS_SSE_HEARTBEAT_MS. A user or client holding EXPORTS_SSE_MAX_STREAMS_PER_PRINCIPAL streams open on the instance (this ' +
+        'route and its legacy twin together) is refused another: 429 EXPORT_STREAM_LIMIT_REACHED with Retry-After.',
       tags,
       headers: Type.Object({
         'organization-id': Type.String({ format: 'uuid' }),
         'last-event-id': Type.Optional(Type.String({ description: 'the last `id` received, to catch up after a reconnection' })),
       }, { additionalProperties: true }),
       produces: ['text/event-stream'],
-      response: { 200: Type.Unsafe<unknown>({ type: 'string', description: 'text/event-stream' }), ...failures(400, 401, 403) },
+      response: { 200: Type.Unsafe<unknown>({ type: 'string', description: 'text/event-stream' }), ...failures(400, 401, 403, 429) },
     },
   }, async (request, reply) => streamExportEvents(services, request, reply))
 

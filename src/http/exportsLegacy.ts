@@ -166,8 +166,10 @@ export const legacyExportRoutes: FastifyPluginAsyncTypebox<{ services: Services 
   app.get('/export/orders/receivables/sse', {
     config: { ...sse.config, organization: 'header', permissions: ['ReadExport', 'ReadOrder'] },
     schema: {
-      ...sse.schema, summary: 'Export job events (legacy; use GET /v1/exports/sse)', description: 'The same `export.updated` events as GET /v1/exports/sse.',
-      headers: OrganizationHeaders, produces: ['text/event-stream'], response: { 200: Type.Unsafe<unknown>({ type: 'string' }), ...failures(400, 401, 403) },
+      ...sse.schema, summary: 'Export job events (legacy; use GET /v1/exports/sse)',
+      description: 'The same `export.updated` events as GET /v1/exports/sse, and the same cap: its streams count toward ' +
+        'EXPORTS_SSE_MAX_STREAMS_PER_PRINCIPAL with the canonical route\'s (429 EXPORT_STREAM_LIMIT_REACHED beyond).',
+      headers: OrganizationHeaders, produces: ['text/event-stream'], response: { 200: Type.Unsafe<unknown>({ type: 'string' }), ...failures(400, 401, 403, 429) },
     },
   }, async (request, reply) => streamExportEvents(services, request, reply))
 

@@ -157,6 +157,7 @@ export const settings = {
   exportsReportsSoftWarnRows: integer('EXPORTS_REPORTS_SOFT_WARN_ROWS', 100_000, 'Rows above which a reports dry run sets softWarn (the export works but is large)', 1),
   exportsSseHeartbeatMs: integer('EXPORTS_SSE_HEARTBEAT_MS', 15_000, 'Interval of the heartbeat comment on export event streams', 10),
   exportsSseMaxBufferBytes: integer('EXPORTS_SSE_MAX_BUFFER_BYTES', 1_048_576, 'Unsent bytes an event-stream client may fall behind before it is disconnected', 1024),
+  exportsSseMaxStreamsPerPrincipal: integer('EXPORTS_SSE_MAX_STREAMS_PER_PRINCIPAL', 16, 'Export event streams one user or client may hold open at once on one instance (one more answers 429)', 1),
   exportsLegacySunset: instant('EXPORTS_LEGACY_SUNSET', '2026-08-01T00:00:00Z', 'Sunset of the legacy export routes (ISO 8601 date or timestamp): from then on they answer 404'),
   exportsLegacyReportsSunset: instant('EXPORTS_LEGACY_REPORTS_SUNSET', '2026-07-01T00:00:00Z', 'Sunset of the four legacy /reports/export/* routes (ISO 8601 date or timestamp)'),
   uploadMaxBytes: integer('UPLOAD_MAX_BYTES', 10_485_760, 'Largest profile or signature file upload in bytes (10 MiB)', 1),
