@@ -17,13 +17,18 @@ import type { CollectionSpec, ReadDocument } from './readStore.js'
  * this code (a fingerprint of every source file, so a new projection or a
  * changed rule rebuilds from zero) and over this log (the event at its
  * position has the id it recorded); anything else, or a file that does not
- * read to its end, is ignored and the read store is rebuilt from the log.
+ * read to its end or whose digest does not match, is ignored and the read
+ * store is rebuilt from the log.
  * A crash leaves no new snapshot, and catching up from an older one gives the
  * same documents, since projections only add what the events after it say.
  *
  * The file is NDJSON, written as a stream (the read store can be larger than
  * the heap can stringify at once): a header line, then one line per
- * collection and one per document, and an end line with the document count.
+ * collection and one per document, an end line with the document count, and
+ * a trailer line with the SHA-256 of every byte before it. The digest is what
+ * makes a snapshot trusted: a file changed in place while staying valid JSON
+ * (a flipped digit, a hand edit) would otherwise load as true and be served
+ * until the next rebuild. Format 1 had no trailer, so it is never loaded.
  */
 export interface SnapshotHeader {
   format: typeof FORMAT
@@ -34,12 +39,18 @@ export interface SnapshotHeader {
   createdAt: string
 }
 
-const FORMAT = 1
+const FORMAT = 2
 
 type Line =
   | { collection: CollectionSpec }
   | { doc: ReadDocument }
   | { end: number }
+  | { sha256: string }
+
+/** The last line: the SHA-256, in hex, of every byte before it. */
+const trailer = (sha256: string): string => `${JSON.stringify({ sha256 } satisfies Line)}\n`
+
+const TRAILER_BYTES = Buffer.byteLength(trailer('0'.repeat(64)))
 
 const fingerprints = new Map<string, string>()
 
@@ -90,15 +101,17 @@ export const saveSnapshot = async (
   removeLeftovers(file)
   const temporary = `${file}.${process.pid}.tmp`
   const out = fs.createWriteStream(temporary)
+  const digest = createHash('sha256')
   // Lines are written in chunks of about a megabyte: one write per document would cost more than its JSON.
   let chunk: string[] = []
   let chunkLength = 0
   const flush = async () => {
     if (chunk.length === 0) return
-    const text = chunk.join('')
+    const bytes = Buffer.from(chunk.join(''), 'utf8')
     chunk = []
     chunkLength = 0
-    if (!out.write(text)) await once(out, 'drain')
+    digest.update(bytes)
+    if (!out.write(bytes)) await once(out, 'drain')
   }
   const write = async (line: object) => {
     const text = `${JSON.stringify(line)}\n`
@@ -118,7 +131,8 @@ export const saveSnapshot = async (
     }
     await write({ end: documents } satisfies Line)
     await flush()
-    out.end()
+    // The trailer is outside what it digests, so it is written after the last hashed chunk.
+    out.end(trailer(digest.digest('hex')), 'utf8')
     await once(out, 'finish')
     const handle = fs.openSync(temporary, 'r')
     fs.fsyncSync(handle)
@@ -132,9 +146,14 @@ export const saveSnapshot = async (
   return { documents, bytes: fs.statSync(file).size }
 }
 
+/**
+ * `damaged` tells a file that is not what was written (cut short, unreadable,
+ * digest missing or not matching) from one that is fine but not for this
+ * start (no file, other code, another log, an older format).
+ */
 export type SnapshotOutcome =
   | { loaded: true; position: number; documents: number }
-  | { loaded: false; reason: string }
+  | { loaded: false; reason: string; damaged: boolean }
 
 const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null
 
@@ -143,7 +162,28 @@ const isDocument = (value: unknown): value is ReadDocument => isObject(value) &&
 const isSpec = (value: unknown): value is CollectionSpec => isObject(value) && typeof Reflect.get(value, 'name') === 'string'
 
 const isHeader = (value: unknown, fingerprint: string): value is SnapshotHeader =>
-  typeof value === 'object' && value !== null && Reflect.get(value, 'format') === FORMAT && Reflect.get(value, 'fingerprint') === fingerprint
+  isObject(value) && Reflect.get(value, 'format') === FORMAT && Reflect.get(value, 'fingerprint') === fingerprint
+
+const formatOf = (value: unknown): unknown => (isObject(value) ? Reflect.get(value, 'format') : undefined)
+
+/**
+ * Hashes the bytes of `input` as they are read, all but the last
+ * TRAILER_BYTES, which are kept aside: at the end of a file as written they
+ * are the trailer, which must then be the one line that records that digest.
+ * Raw bytes, not the lines read from them, so that what is verified is
+ * exactly what was written.
+ */
+const trailerCheck = (input: fs.ReadStream) => {
+  const hash = createHash('sha256')
+  let held = Buffer.alloc(0)
+  input.on('data', (chunk: Buffer | string) => {
+    const bytes = Buffer.concat([held, typeof chunk === 'string' ? Buffer.from(chunk) : chunk])
+    const cut = Math.max(0, bytes.length - TRAILER_BYTES)
+    hash.update(bytes.subarray(0, cut))
+    held = bytes.subarray(cut)
+  })
+  return { matches: (): boolean => held.equals(Buffer.from(trailer(hash.digest('hex')))) }
+}
 
 /**
  * Loads `file` into an empty store when it belongs to this code and this log;
@@ -154,19 +194,42 @@ export const loadSnapshot = async (
   file: string,
   expected: { fingerprint: string; eventStore: EventStore },
 ): Promise<SnapshotOutcome> => {
-  if (!fs.existsSync(file)) return { loaded: false, reason: 'no snapshot' }
-  const lines = readline.createInterface({ input: fs.createReadStream(file), crlfDelay: Infinity })
+  if (!fs.existsSync(file)) return { loaded: false, reason: 'no snapshot', damaged: false }
+  // Documents are loaded as they are read, before the digest at the end is known: a refusal forgets them all.
+  const damaged = (reason: string): SnapshotOutcome => {
+    store.clear()
+    return { loaded: false, reason, damaged: true }
+  }
+  const input = fs.createReadStream(file)
+  const check = trailerCheck(input)
+  const lines = readline.createInterface({ input, crlfDelay: Infinity })
   let header: SnapshotHeader | undefined
   let collection: CollectionSpec | undefined
   let documents = 0
-  let complete = false
+  let ended = false
+  let sealed = false
+  let trailing = false
   try {
     for await (const text of lines) {
+      if (sealed) {
+        trailing = true
+        break
+      }
       const line: unknown = JSON.parse(text)
+      if (ended) {
+        // Only whether it is there: the bytes read are checked against it at the end (trailerCheck).
+        sealed = isObject(line) && typeof Reflect.get(line, 'sha256') === 'string'
+        if (!sealed) break
+        continue
+      }
       if (header === undefined) {
-        if (!isHeader(line, expected.fingerprint)) return { loaded: false, reason: 'made by other code' }
+        const format = formatOf(line)
+        if (format !== FORMAT) {
+          return { loaded: false, reason: typeof format === 'number' ? `format ${format}, this code reads format ${FORMAT}` : 'made by other code', damaged: false }
+        }
+        if (!isHeader(line, expected.fingerprint)) return { loaded: false, reason: 'made by other code', damaged: false }
         if (line.position > await expected.eventStore.headPosition() || await eventIdAt(expected.eventStore, line.position) !== line.eventId) {
-          return { loaded: false, reason: 'made over another log' }
+          return { loaded: false, reason: 'made over another log', damaged: false }
         }
         header = line
         continue
@@ -179,21 +242,22 @@ export const loadSnapshot = async (
         documents += 1
       } else if (isSpec(spec)) {
         collection = spec
+      } else if (Reflect.get(line, 'end') === documents) {
+        ended = true
       } else {
-        complete = Reflect.get(line, 'end') === documents
         break
       }
     }
   } catch (error) {
-    store.clear()
-    return { loaded: false, reason: `unreadable: ${errorMessage(error)}` }
+    return damaged(`unreadable: ${errorMessage(error)}`)
   } finally {
     lines.close()
+    input.destroy()
   }
-  if (header === undefined || !complete) {
-    store.clear()
-    return { loaded: false, reason: 'incomplete' }
-  }
+  if (header === undefined || !ended) return damaged('incomplete')
+  if (!sealed) return damaged('no digest')
+  if (trailing) return damaged('content after the digest')
+  if (!check.matches()) return damaged('digest mismatch')
   for (const [name, position] of Object.entries(header.checkpoints)) await store.setCheckpoint(name, position)
   return { loaded: true, position: header.position, documents }
 }
@@ -222,6 +286,7 @@ export const readStoreSnapshots = (deps: {
       const outcome = await loadSnapshot(deps.store, deps.file, { fingerprint: fingerprintOnce(), eventStore: deps.eventStore })
       const ms = Math.round(performance.now() - started)
       if (outcome.loaded) deps.logger.info({ position: outcome.position, documents: outcome.documents, ms }, 'read store loaded from its snapshot')
+      else if (outcome.damaged) deps.logger.warn({ reason: outcome.reason, ms }, 'read store snapshot damaged: rebuilding from the log')
       else if (outcome.reason !== 'no snapshot') deps.logger.info({ reason: outcome.reason, ms }, 'read store snapshot not used: rebuilding from the log')
       return outcome
     },
