@@ -29,6 +29,16 @@ t.test('the container image starts the service with its V8 flags, so it runs as 
   t.same(missingNodeFlags(argv.slice(1, script), ''), [], 'no service flag is left for a second process to add')
 })
 
+t.test('the container image runs the service as an unprivileged user that owns DATA_DIR', async (t) => {
+  const dockerfile = fs.readFileSync(new URL('../../Dockerfile', import.meta.url), 'utf8')
+  const lines = dockerfile.split('\n')
+  const user = lines.findLastIndex((line) => line.startsWith('USER '))
+  t.equal(lines[user], 'USER node')
+  t.ok(user < lines.findIndex((line) => line.startsWith('CMD ')), 'before the service starts')
+  t.match(dockerfile, /^ENV DATA_DIR=\/data$/m)
+  t.match(dockerfile, /^RUN mkdir -p \/data && chown node:node \/data$/m, 'the one place it writes is its own')
+})
+
 /** The pid the service logs (pino writes it on every line, which may reach the pipe after the CLI's plain "listening" line). */
 const loggedPid = async (server: ServerProcess): Promise<number> => {
   const pid = pidOf(await server.lineWhere((line) => pidOf(line) !== undefined))
