@@ -95,6 +95,17 @@ const urlProblem = (protocols: readonly string[]) => (text: string | undefined):
   return url !== null && protocols.includes(url.protocol) ? null : `must be a URL starting ${protocols.map((p) => `${p}//`).join(' or ')}`
 }
 
+/**
+ * A connection string's scheme: the clients parse the rest (several hosts
+ * separated by commas, which WHATWG URLs refuse), but a missing or wrong
+ * scheme, the usual slip, is said in one line here rather than in their stack.
+ */
+const connectionStringProblem = (schemes: readonly string[]) => (text: string | undefined): string | null => {
+  if (text === undefined || text === '') return null
+  return schemes.some((scheme) => text.startsWith(`${scheme}://`) && text.length > scheme.length + 3) && !/\s/.test(text)
+    ? null : `must be a connection string starting ${schemes.map((scheme) => `${scheme}://`).join(' or ')}`
+}
+
 const list = (env: string, fallback: readonly string[], description: string): Setting<readonly string[]> => ({
   env, description, defaultText: fallback.join(','),
   parse: (raw) => {
@@ -117,8 +128,10 @@ export const settings = {
   logLevel: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info', 'pino log level'),
   publicUrl: checked(text('PUBLIC_URL', '', 'External base address (e.g. https://credits.example.com); used in token issuer and absolute links. Defaults to http://localhost:PORT'),
     urlProblem(['http:', 'https:'])),
-  eventStoreUrl: optionalText('EVENTSTORE_URL', 'EventStoreDB connection string (esdb://host:2113?tls=false). Unset: embedded SQLite event store in DATA_DIR'),
-  mongoUrl: optionalText('MONGODB_URL', 'MongoDB connection string. Unset: embedded in-process read store (loaded from its snapshot or rebuilt from the log at start), files under DATA_DIR/files'),
+  eventStoreUrl: checked(optionalText('EVENTSTORE_URL', 'EventStoreDB connection string (esdb://host:2113?tls=false). Unset: embedded SQLite event store in DATA_DIR'),
+    connectionStringProblem(['esdb', 'esdb+discover'])),
+  mongoUrl: checked(optionalText('MONGODB_URL', 'MongoDB connection string. Unset: embedded in-process read store (loaded from its snapshot or rebuilt from the log at start), files under DATA_DIR/files'),
+    connectionStringProblem(['mongodb', 'mongodb+srv'])),
   mongoDatabase: text('MONGODB_DATABASE', 'credit_service', 'MongoDB database name'),
   sqliteSynchronous: oneOf('SQLITE_SYNCHRONOUS', ['FULL', 'NORMAL'] as const, 'FULL', 'SQLite synchronous mode of the embedded event store (FULL survives power loss; NORMAL survives process crashes only)'),
   sqliteReadAheadFrom: integer('SQLITE_READ_AHEAD_FROM', 50_000, 'A subscription to every event type this many events or more behind the head (a rebuild, a start without a snapshot) reads the log in a thread of its own: faster, about 100 MiB more at the peak. 0 never does', 0),

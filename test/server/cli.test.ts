@@ -1,3 +1,4 @@
+import net from 'node:net'
 import t from 'tap'
 import { createRuntime } from '../../src/runtime.js'
 import { tempDir, testConfig } from '../helpers/config.js'
@@ -104,4 +105,27 @@ t.test('a command that writes refuses a DATA_DIR another process holds, in one l
   t.equal(tail.code, 0, tail.stderr)
   t.match(tail.stdout, /ServiceBootstrapped/)
   t.equal((await runCli(['events', 'read', 'system-bootstrap'], env)).code, 0)
+})
+
+t.test('a store URL without its scheme, a port in use or an address not of this machine stops the command in one line naming the setting', async (t) => {
+  const settings = '(settings: README.md, "Configuration")'
+  const eventStore = await runCli(['bootstrap'], { DATA_DIR: tempDir(), EVENTSTORE_URL: 'localhost:2113' })
+  t.equal(eventStore.code, 1)
+  t.equal(eventStore.stderr, `EVENTSTORE_URL must be a connection string starting esdb:// or esdb+discover://, got "localhost:2113" ${settings}\n`)
+  const mongo = await runCli(['bootstrap'], { DATA_DIR: tempDir(), MONGODB_URL: 'http://db:27017' })
+  t.equal(mongo.code, 1)
+  t.equal(mongo.stderr, `MONGODB_URL must be a connection string starting mongodb:// or mongodb+srv://, got "http://db:27017" ${settings}\n`)
+
+  const taken = net.createServer()
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => taken.close(resolve)))
+  const { port } = taken.address() as net.AddressInfo
+  const env = { DATA_DIR: tempDir(), HOST: '127.0.0.1', ADMIN_CLIENT_ID: 'cli-admin', ADMIN_CLIENT_SECRET: 'cli-secret' }
+  const inUse = await runCli(['serve'], { ...env, PORT: String(port) })
+  t.equal(inUse.code, 1)
+  t.match(inUse.stderr, new RegExp(`^PORT ${port} is in use on HOST 127\\.0\\.0\\.1 by another process \\(settings: README\\.md, "Configuration"\\)\\n$`))
+  // 192.0.2.1 is TEST-NET-1 (RFC 5737): no machine has it.
+  const foreign = await runCli(['serve'], { ...env, HOST: '192.0.2.1', PORT: '0' })
+  t.equal(foreign.code, 1)
+  t.match(foreign.stderr, /^HOST 192\.0\.2\.1 is not an address of this machine \(settings: README\.md, "Configuration"\)\n$/)
 })
