@@ -6,7 +6,7 @@ import { bootstrap } from './identity/bootstrap.js'
 import { allProjections } from './projections/index.js'
 import type { ProjectionTiming } from './projections/runner.js'
 import { createRuntime } from './runtime.js'
-import { startServer } from './server.js'
+import { startServer, type RunningServer } from './server.js'
 import { ConfigError, loadConfig } from './shared/config.js'
 import { errorMessage } from './shared/errors.js'
 import { writeInTurn } from './shared/output.js'
@@ -57,23 +57,35 @@ const printCredentials = (credentials: { client_id: string; client_secret: strin
   print(`  token url     ${credentials.token_url}`)
 }
 
+/** The signals that stop the service gracefully: a terminal closing (SIGHUP) as much as an orchestrator (SIGTERM) or Ctrl-C. */
+const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const
+
 const serve = async () => {
-  const server = await startServer(loadConfig())
-  printCredentials(server.bootstrap.generated)
-  print(`credit-service listening on ${server.address}`)
-  let stopping = false
-  const shutdown = (signal: string) => {
-    // A Ctrl-C reaches the service twice when bin/credit-service.js started it as a child: straight from the terminal and forwarded.
-    if (stopping) return
-    stopping = true
-    server.runtime.logger.info({ signal }, 'shutting down')
-    void server.close().then(() => process.exit(0), (error: unknown) => {
-      server.runtime.logger.error({ err: error }, 'shutdown failed')
+  let server: RunningServer | null = null
+  let stopping: string | null = null
+  const shutdown = (running: RunningServer, signal: string) => {
+    running.runtime.logger.info({ signal }, 'shutting down')
+    void running.close().then(() => process.exit(0), (error: unknown) => {
+      running.runtime.logger.error({ err: error }, 'shutdown failed')
       process.exit(1)
     })
   }
-  process.on('SIGTERM', () => shutdown('SIGTERM'))
-  process.on('SIGINT', () => shutdown('SIGINT'))
+  // Listened for before the start, which replays the log and starts the process managers: a signal then stops the service once it is up, through the same graceful path.
+  for (const signal of STOP_SIGNALS) {
+    process.on(signal, () => {
+      // A Ctrl-C reaches the service twice when bin/credit-service.js started it as a child: straight from the terminal and forwarded.
+      if (stopping !== null) return
+      stopping = signal
+      if (server !== null) shutdown(server, signal)
+      else process.stderr.write(`${signal}: stopping once the start in progress is done\n`)
+    })
+  }
+  const config = loadConfig()
+  print(`credit-service starting on DATA_DIR ${config.dataDir}`)
+  server = await startServer(config)
+  printCredentials(server.bootstrap.generated)
+  if (stopping !== null) return shutdown(server, stopping)
+  print(`credit-service listening on ${server.address}`)
 }
 
 /** How a command uses the store: `start` catches the read models up first; `readOnly` only reads the log, beside a running service. */

@@ -152,7 +152,7 @@ export const settings = {
   requestTimeoutMs: integer('REQUEST_TIMEOUT_MS', 120_000, 'Longest wait in milliseconds for a whole request (headers and body) to arrive; a slower one is answered 408 and its connection closed. 0 waits forever (behind a proxy that limits it)', 0),
   cronEnabled: flag('CRON_ENABLED', true, 'Run the node-cron schedules (expiry jobs, snapshots)'),
   processesEnabled: flag('PROCESSES_ENABLED', true, 'Run the process managers (webhooks, exports, payment application)'),
-  shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 'Longest wait for in-flight requests on SIGTERM/SIGINT', 0),
+  shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 'Longest wait for in-flight requests on SIGTERM, SIGINT or SIGHUP', 0),
   webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', 10_000, 'Timeout in milliseconds of each outbound webhook request (and of its token request)', 1),
   webhookAllowPrivateNetworks: flag('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false, 'Let webhooks reach loopback, private, link-local and cloud-metadata addresses (tests and local development only)'),
   webhookLogBodyMaxBytes: integer('WEBHOOK_LOG_BODY_MAX_BYTES', 65_536, 'Bytes of each request and response body kept in webhook send logs (the rest is cut)', 0),

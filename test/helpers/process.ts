@@ -9,7 +9,7 @@ export const binPath = path.resolve(import.meta.dirname, '../../bin/credit-servi
  * The environment of a process a test starts: this one's, less the hook tap adds to NODE_OPTIONS to track the
  * processes a test starts (for coverage, which is off); it hooks every module the process loads, which costs a service start about half a second.
  */
-const childEnv = (env: Record<string, string>): NodeJS.ProcessEnv => {
+export const childEnv = (env: Record<string, string>): NodeJS.ProcessEnv => {
   const options = (process.env['NODE_OPTIONS'] ?? '').split(/\s+/).filter((option) => option !== '')
   const kept = options.filter((option, i) => !option.includes('@tapjs/processinfo') && !(option === '--import' && options[i + 1]?.includes('@tapjs/processinfo')))
   return { ...process.env, NODE_OPTIONS: kept.join(' '), ...env }

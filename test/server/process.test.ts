@@ -1,9 +1,13 @@
+import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
+import readline from 'node:readline'
 import t from 'tap'
 import { SqliteEventStore } from '../../src/events/sqlite.js'
+import { lockDataDir } from '../../src/shared/dataDirLock.js'
+import { missingNodeFlags } from '../../src/shared/nodeFlags.js'
 import { tempDir } from '../helpers/config.js'
-import { spawnServer } from '../helpers/process.js'
+import { binPath, childEnv, spawnServer } from '../helpers/process.js'
 
 const credentials = { ADMIN_CLIENT_ID: 'ops-admin', ADMIN_CLIENT_SECRET: 'ops-admin-secret', SQLITE_SYNCHRONOUS: 'FULL' }
 
@@ -86,4 +90,32 @@ t.test('first start without configured credentials generates them once, printed 
   const restarted = await spawnServer({ DATA_DIR: dataDir, ADMIN_CLIENT_ID: '', ADMIN_CLIENT_SECRET: '' })
   t.teardown(() => { restarted.child.kill('SIGKILL') })
   t.notOk(restarted.lines.some((l) => l.includes(saved.client_secret)), 'not printed again on a later start')
+})
+
+t.test('a stop signal during the start (SIGHUP as SIGTERM) stops the service through the graceful path once it is up', async (t) => {
+  const dataDir = tempDir()
+  const child = spawn(process.execPath, [...missingNodeFlags([], process.env['NODE_OPTIONS']), binPath, 'serve'], {
+    env: childEnv({ ...credentials, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  t.teardown(() => { child.kill('SIGKILL') })
+  const stdout: string[] = []
+  const stderr: string[] = []
+  const starting = new Promise<void>((resolve) => {
+    readline.createInterface({ input: child.stdout }).on('line', (line) => {
+      stdout.push(line)
+      if (line.startsWith('credit-service starting on DATA_DIR')) resolve()
+    })
+  })
+  readline.createInterface({ input: child.stderr }).on('line', (line) => stderr.push(line))
+  const closed = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)))
+  await starting
+  child.kill('SIGHUP')
+  t.equal(await closed, 0)
+  t.ok(stderr.includes('SIGHUP: stopping once the start in progress is done'), stderr.join('\n'))
+  t.notOk(stdout.some((line) => line.includes('listening on')), 'it never announced itself listening')
+  t.ok(stdout.some((line) => line.includes('"signal":"SIGHUP"') && line.includes('shutting down')), 'the graceful shutdown ran')
+  t.ok(fs.existsSync(path.join(dataDir, 'read-store.snapshot')), 'and wrote the snapshot of a clean stop')
+  lockDataDir(dataDir, 'test', new Date()).release()
+  t.pass('leaving DATA_DIR free')
 })
