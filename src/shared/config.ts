@@ -186,8 +186,8 @@ export const settings = {
     (amount) => (new RegExp(MONEY_INPUT_PATTERN).test(amount) ? null : 'must be a decimal amount such as 13.13')),
   readStoreSnapshot: flag('READ_STORE_SNAPSHOT', true, 'Embedded read store only: write it to DATA_DIR/read-store.snapshot on shutdown and load it at the next start, which then catches up from there instead of replaying the whole log (ignored when the code or the log changed)'),
   webhookConcurrency: integer('WEBHOOK_CONCURRENCY', 256, 'Webhook sends one instance has in flight at once (the webhooks of one trigger go out concurrently within it)', 1),
-  webhookBreakerTimeouts: integer('WEBHOOK_BREAKER_TIMEOUTS', 3, 'Timeouts in a row after which a destination\'s automatic webhook sends fail at once (DESTINATION_UNAVAILABLE) for WEBHOOK_BREAKER_OPEN_SECONDS, so it cannot hold the shared send slots; 0 never', 0),
-  webhookBreakerOpenSeconds: integer('WEBHOOK_BREAKER_OPEN_SECONDS', 60, 'How long a destination\'s automatic webhook sends fail at once after WEBHOOK_BREAKER_TIMEOUTS timeouts in a row, before one is tried again', 1, 86_400),
+  webhookBreakerTimeouts: integer('WEBHOOK_BREAKER_TIMEOUTS', 3, 'Timeouts in a row of a webhook\'s automatic sends (its token requests counted apart) after which they fail at once (DESTINATION_UNAVAILABLE) for WEBHOOK_BREAKER_OPEN_SECONDS, so a dead destination cannot hold the shared send slots; 0 never', 0),
+  webhookBreakerOpenSeconds: integer('WEBHOOK_BREAKER_OPEN_SECONDS', 60, 'How long a webhook\'s automatic sends fail at once after WEBHOOK_BREAKER_TIMEOUTS timeouts in a row, before one is tried again', 1, 86_400),
   readStore: oneOf('READ_STORE', ['memory', 'sqlite'] as const, 'memory', 'Embedded read store when MONGODB_URL is unset: memory (in process, snapshot or rebuild at start) or sqlite (DATA_DIR/read-store.sqlite, persistent, for read models larger than memory)'),
 } as const
 

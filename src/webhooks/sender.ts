@@ -3,7 +3,7 @@ import type { CommandContext } from '../commands/handler.js'
 import { webhookSendAggregate } from '../commands/webhookSend.js'
 import type { WebhookConfiguration } from '../events/webhook.js'
 import type { RecordedAuthExchange, SendError, SendTrigger, WebhookSendCompleted } from '../events/webhookSend.js'
-import { destinationOf, isRefusal, type ExchangeEnding } from './breaker.js'
+import { breakerKey, isRefusal, type Admission, type ExchangeEnding, type Refusal } from './breaker.js'
 import type { Services } from '../services.js'
 import type { TemplateContext } from '../templates/context.js'
 import { createWebhookAgent } from './destination.js'
@@ -188,7 +188,7 @@ export class WebhookSender {
     const { services } = this
     const outcome = rendered === null
       ? { request: null, auth: null, exchange: null, error: renderError, secrets: [] }
-      : await this.deliver(rendered, request.configuration, isManual(request.trigger))
+      : await this.deliver(rendered, request)
     const finalRecorders = this.recorders(request.configuration, outcome.secrets)
     const delivered = outcome.error === null && isSuccess(outcome.exchange?.response ?? null)
     const response = outcome.exchange?.response ?? null
@@ -219,68 +219,85 @@ export class WebhookSender {
     return { report, position }
   }
 
-  /** The token request (when configured), then the webhook request. */
-  private async deliver(rendered: RenderedWebhook, configuration: SendableConfiguration, manual: boolean): Promise<{
+  /**
+   * The token request (when configured), then the webhook request. Neither is
+   * made when the webhook URL's breaker is open and the send is automatic.
+   */
+  private async deliver(rendered: RenderedWebhook, send: SendRequest): Promise<{
     request: OutgoingRequest | null
     auth: Exchange | null
     exchange: Exchange | null
     error: SendError | null
     secrets: string[]
   }> {
+    const { configuration } = send
+    const { breakers } = this.services.webhooks
+    const manual = isManual(send.trigger)
     let request = rendered.request
     let auth: Exchange | null = null
     const secrets: string[] = []
+    const admission = breakers.admit(breakerKey(send.organizationId, send.webhookId, 'webhook'), manual)
+    if (isRefusal(admission)) {
+      const refused = this.refused(request, admission)
+      return { request, auth, exchange: refused, error: refused.error, secrets }
+    }
     if (rendered.auth !== null) {
-      auth = await this.exchange(rendered.auth, manual)
+      const authAdmission = breakers.admit(breakerKey(send.organizationId, send.webhookId, 'token'), manual)
+      auth = isRefusal(authAdmission) ? this.refused(rendered.auth, authAdmission) : await this.exchange(rendered.auth, authAdmission)
       const authResponse = auth.response
-      if (auth.error?.code === 'DESTINATION_UNAVAILABLE') return { request: null, auth, exchange: null, error: auth.error, secrets }
+      const failed = (error: SendError) => {
+        breakers.abandon(admission)
+        return { request: null, auth, exchange: null, error, secrets }
+      }
+      if (auth.error?.code === 'DESTINATION_UNAVAILABLE') return failed(auth.error)
       if (auth.error !== null || !isSuccess(authResponse)) {
         const reason = auth.error?.message ?? `the token endpoint answered ${authResponse?.status ?? 'nothing'}`
-        return { request: null, auth, exchange: null, error: { code: 'AUTH_FAILED', message: `token request failed: ${reason}` }, secrets }
+        return failed({ code: 'AUTH_FAILED', message: `token request failed: ${reason}` })
       }
       const token = extractToken(authResponse, configuration)
-      if ('error' in token) return { request: null, auth, exchange: null, error: token.error, secrets }
+      if ('error' in token) return failed(token.error)
       secrets.push(token.token)
       const [header, value] = authorization(configuration, token.token)
       if (!isSendableHeaderValue(value)) {
-        return { request: null, auth, exchange: null, error: { code: 'INVALID_HEADERS', message: `the token cannot be sent in header ${header}: it has a character a header value cannot carry` }, secrets }
+        return failed({ code: 'INVALID_HEADERS', message: `the token cannot be sent in header ${header}: it has a character a header value cannot carry` })
       }
       request = { ...request, headers: withToken(request.headers, configuration, token.token) }
     }
-    const sent = await this.exchange(request, manual)
+    const sent = await this.exchange(request, admission)
     const status = sent.response?.status
     const error = sent.error ?? (isSuccess(sent.response) ? null : { code: 'HTTP_STATUS' as const, message: `the destination answered ${status ?? 'nothing'}` })
     return { request, auth, exchange: sent, error, secrets }
   }
 
-  /**
-   * One exchange, unless the destination's breaker is open and the send is
-   * automatic: then nothing is sent and the error says until when.
-   */
-  private async exchange(outgoing: OutgoingRequest, manual: boolean): Promise<Exchange> {
+  /** What an exchange an open breaker refused records: nothing was sent, and the error says until when. */
+  private refused(outgoing: OutgoingRequest, refusal: Refusal): Exchange {
+    const message = `not sent: ${destinationOf(outgoing.url)} did not answer within ${this.httpOptions.timeoutMs} ms ${refusal.timeouts} times in a row, `
+      + `so this webhook's automatic sends there fail at once until ${refusal.until.toISOString()}, when one is tried again; re-send this one once it answers`
+    return { request: outgoing, response: null, error: { code: 'DESTINATION_UNAVAILABLE', message }, durationMs: 0 }
+  }
+
+  /** One exchange the breaker admitted; how it ended is counted. */
+  private async exchange(outgoing: OutgoingRequest, admission: Admission): Promise<Exchange> {
     const { breakers } = this.services.webhooks
-    const options = this.httpOptions
-    const admission = breakers.admit(outgoing.url, manual)
-    if (isRefusal(admission)) {
-      const message = `not sent: ${destinationOf(outgoing.url) ?? outgoing.url} did not answer within ${options.timeoutMs} ms ${admission.timeouts} times in a row, `
-        + `so automatic sends to it fail at once until ${admission.until.toISOString()}, when one is tried again; re-send this one once it answers`
-      return { request: outgoing, response: null, error: { code: 'DESTINATION_UNAVAILABLE', message }, durationMs: 0 }
-    }
     let ending: ExchangeEnding = 'failedFast'
     let change: 'opened' | 'closed' | null
     let result: Exchange
     try {
-      result = await exchange(outgoing, options)
+      result = await exchange(outgoing, this.httpOptions)
       ending = result.error?.code === 'TIMEOUT' ? 'timedOut' : result.response === null ? 'failedFast' : 'answered'
     } finally {
-      // Recorded whatever happens: a probe that never ended would keep its destination refused for good.
+      // Recorded whatever happens: a probe that never ended would keep its breaker open for good.
       change = breakers.record(admission, ending)
     }
-    if (change === 'opened') this.services.logger.warn({ destination: admission.key }, 'webhook destination timed out repeatedly: its automatic sends fail at once for a while')
-    if (change === 'closed') this.services.logger.info({ destination: admission.key }, 'webhook destination answers again')
+    const logged = { breaker: admission.key, destination: destinationOf(outgoing.url) }
+    if (change === 'opened') this.services.logger.warn(logged, 'webhook destination timed out repeatedly: the webhook\'s automatic sends there fail at once for a while')
+    if (change === 'closed') this.services.logger.info(logged, 'webhook destination answers again')
     return result
   }
 }
+
+/** The scheme, host and port of a URL, for messages (the destination check refuses a URL that does not parse before any exchange). */
+const destinationOf = (url: string): string => (URL.canParse(url) ? new URL(url).origin : url)
 
 const isManual = (trigger: SendTrigger): boolean => trigger.type === 'manual' || trigger.type === 'test'
 

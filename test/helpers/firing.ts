@@ -34,9 +34,9 @@ export interface Firing {
   received(): Sink['requests']
 }
 
-export const firing = async (svc: TestApp, sink: Sink): Promise<Firing> => {
-  const l = await lending(svc)
-  const api = organizationApi(svc)
+export const firing = async (svc: TestApp, sink: Sink, organizationId = svc.organizationId): Promise<Firing> => {
+  const l = await lending(svc, organizationId)
+  const api = organizationApi(svc, organizationId)
   let sentinelLine: string | null = null
   const ok = async (response: Awaited<ReturnType<typeof api>>, status: number) => {
     if (response.statusCode !== status) throw new Error(`expected ${status}, got ${response.statusCode}: ${response.body}`)

@@ -1,12 +1,19 @@
 import t from 'tap'
-import { DestinationBreakers, isRefusal, type Admission, type Refusal } from '../../src/webhooks/breaker.js'
+import { breakerKey, DestinationBreakers, isRefusal, type Admission, type Refusal } from '../../src/webhooks/breaker.js'
 import { ManualClock } from '../../src/shared/clock.js'
 
-const ERP = 'https://erp.example.com/hooks/credit'
+const ERP = breakerKey('org-1', 'webhook-1', 'webhook')
 
+/** Breakers whose wall clock and monotonic clock move together, by hand. */
 const given = (timeouts = 3, openMs = 60_000) => {
   const clock = new ManualClock('2026-11-24T10:00:00.000Z')
-  return { clock, breakers: new DestinationBreakers({ timeouts, openMs, clock }) }
+  let monotonic = 1_000
+  const breakers = new DestinationBreakers({ timeouts, openMs, clock, monotonic: () => monotonic })
+  const advance = (ms: number) => {
+    clock.advance(ms)
+    monotonic += ms
+  }
+  return { clock, breakers, advance }
 }
 
 const admitted = (answer: Admission | Refusal): Admission => {
@@ -14,20 +21,20 @@ const admitted = (answer: Admission | Refusal): Admission => {
   return answer
 }
 
-/** Admits one automatic exchange to the URL and records how it ended. */
-const exchange = (breakers: DestinationBreakers, ending: 'answered' | 'timedOut' | 'failedFast', url = ERP) =>
-  breakers.record(admitted(breakers.admit(url, false)), ending)
+/** Admits one exchange under the key and records how it ended. */
+const exchange = (breakers: DestinationBreakers, ending: 'answered' | 'timedOut' | 'failedFast', key = ERP, manual = false) =>
+  breakers.record(admitted(breakers.admit(key, manual)), ending)
 
-t.test('a destination that times out the configured number of times in a row refuses automatic exchanges until its time is up', async (t) => {
-  const { clock, breakers } = given(3, 60_000)
+t.test('a breaker whose automatic exchanges time out the configured number of times in a row refuses them until its time is up', async (t) => {
+  const { breakers, advance } = given(3, 60_000)
   t.equal(exchange(breakers, 'timedOut'), null)
   t.equal(exchange(breakers, 'timedOut'), null)
   t.equal(exchange(breakers, 'timedOut'), 'opened', 'the third timeout in a row opens it')
-  const refusal = breakers.admit(`${ERP}?again=1`, false)
+  const refusal = breakers.admit(ERP, false)
   t.ok(isRefusal(refusal))
   t.match(refusal, { timeouts: 3, until: new Date('2026-11-24T10:01:00.000Z') })
-  clock.advance(59_999)
-  t.ok(isRefusal(breakers.admit(ERP, false)), 'still refused a millisecond before its time')
+  advance(59_999)
+  t.match(breakers.admit(ERP, false), { until: new Date('2026-11-24T10:01:00.000Z') }, 'still refused a millisecond before its time')
 })
 
 t.test('an answer of any kind in between starts the count of timeouts again', async (t) => {
@@ -40,31 +47,54 @@ t.test('an answer of any kind in between starts the count of timeouts again', as
   t.equal(exchange(breakers, 'timedOut'), 'opened')
 })
 
-t.test('once its time is up, one exchange is let through at a time: its timeout opens the breaker again, its answer closes it', async (t) => {
-  const { clock, breakers } = given(1, 1000)
+t.test('once its time is up, one automatic exchange is let through at a time: its timeout opens the breaker again, its answer closes it', async (t) => {
+  const { breakers, advance } = given(1, 1000)
   exchange(breakers, 'timedOut')
-  clock.advance(1000)
+  advance(1000)
   const probe = admitted(breakers.admit(ERP, false))
   t.equal(probe.probe, true)
   t.ok(isRefusal(breakers.admit(ERP, false)), 'a second exchange waits for the first to end')
   t.equal(breakers.record(probe, 'timedOut'), null, 'still open')
   t.match(breakers.admit(ERP, false), { until: new Date('2026-11-24T10:00:02.000Z') }, 'open for another full period from the probe\'s timeout')
-  clock.advance(1000)
+  advance(1000)
   t.equal(breakers.record(admitted(breakers.admit(ERP, false)), 'answered'), 'closed')
-  t.same(admitted(breakers.admit(ERP, false)), { key: 'https://erp.example.com', probe: false }, 'closed: every exchange goes')
+  t.match(admitted(breakers.admit(ERP, false)), { key: ERP, probe: false }, 'closed: every exchange goes')
   t.equal(exchange(breakers, 'timedOut'), 'opened', 'the count starts from nothing again')
 })
 
-t.test('a manual exchange goes through an open breaker, and its answer closes it', async (t) => {
-  const { breakers } = given(1)
+t.test('a probe that was not made after all (its token request failed) passes its turn to the next send', async (t) => {
+  const { breakers, advance } = given(1, 1000)
+  exchange(breakers, 'timedOut')
+  advance(1000)
+  breakers.abandon(admitted(breakers.admit(ERP, false)))
+  t.match(admitted(breakers.admit(ERP, false)), { probe: true })
+})
+
+t.test('manual exchanges go through an open breaker and are not counted, but their answer closes it', async (t) => {
+  const { breakers } = given(2)
+  for (let i = 0; i < 5; i++) t.equal(exchange(breakers, 'timedOut', ERP, true), null)
+  t.notOk(isRefusal(breakers.admit(ERP, false)), 'a person\'s timeouts open nothing')
+  exchange(breakers, 'timedOut')
   exchange(breakers, 'timedOut')
   const manual = breakers.admit(ERP, true)
-  t.same(manual, { key: 'https://erp.example.com', probe: true })
+  t.same(manual, { key: ERP, manual: true, probe: false }, 'let through while open')
   t.equal(breakers.record(admitted(manual), 'answered'), 'closed')
   t.notOk(isRefusal(breakers.admit(ERP, false)))
 })
 
-t.test('an exchange let through before the breaker opened does not close it by answering late', async (t) => {
+t.test('a probe timing out after a person\'s answer closed the breaker counts as one timeout, not a reopening', async (t) => {
+  const { breakers, advance } = given(2, 1000)
+  exchange(breakers, 'timedOut')
+  exchange(breakers, 'timedOut')
+  advance(1000)
+  const probe = admitted(breakers.admit(ERP, false))
+  exchange(breakers, 'answered', ERP, true)
+  t.equal(breakers.record(probe, 'timedOut'), null)
+  t.notOk(isRefusal(breakers.admit(ERP, false)), 'closed: one timeout in a row')
+  t.equal(exchange(breakers, 'timedOut'), 'opened', 'the second opens it, and says so')
+})
+
+t.test('an automatic exchange let through before the breaker opened does not close it by answering late', async (t) => {
   const { breakers } = given(1)
   const early = admitted(breakers.admit(ERP, false))
   exchange(breakers, 'timedOut')
@@ -72,20 +102,30 @@ t.test('an exchange let through before the breaker opened does not close it by a
   t.ok(isRefusal(breakers.admit(ERP, false)))
 })
 
-t.test('destinations are told apart by scheme, host and port, never by path or query', async (t) => {
-  const { breakers } = given(1)
-  exchange(breakers, 'timedOut', 'https://erp.example.com/a')
-  t.ok(isRefusal(breakers.admit('https://erp.example.com/b?x=1', false)), 'another path of the same destination')
-  t.notOk(isRefusal(breakers.admit('https://erp.example.com:8443/a', false)), 'another port')
-  t.notOk(isRefusal(breakers.admit('http://erp.example.com/a', false)), 'another scheme')
-  t.notOk(isRefusal(breakers.admit('https://crm.example.com/a', false)), 'another host')
+t.test('the open period is measured on the monotonic clock: the wall clock stepped back does not lengthen it', async (t) => {
+  const clock = new ManualClock('2026-11-24T10:00:00.000Z')
+  let monotonic = 0
+  const breakers = new DestinationBreakers({ timeouts: 1, openMs: 60_000, clock, monotonic: () => monotonic })
+  exchange(breakers, 'timedOut')
+  clock.advance(-3_600_000)
+  monotonic += 60_000
+  t.match(admitted(breakers.admit(ERP, false)), { probe: true })
 })
 
-t.test('with 0 timeouts configured, or a URL that does not parse, nothing is counted or refused', async (t) => {
-  const off = given(0).breakers
-  for (let i = 0; i < 5; i++) t.equal(exchange(off, 'timedOut'), null)
-  t.notOk(isRefusal(off.admit(ERP, false)))
+t.test('each webhook of each organization, and its token request apart, has a breaker of its own; a test of an unstored configuration none', async (t) => {
   const { breakers } = given(1)
-  t.same(breakers.admit('not a url', false), { key: null, probe: false })
-  t.equal(breakers.record({ key: null, probe: false }, 'timedOut'), null)
+  exchange(breakers, 'timedOut', breakerKey('org-1', 'webhook-1', 'webhook'))
+  t.ok(isRefusal(breakers.admit(breakerKey('org-1', 'webhook-1', 'webhook'), false)))
+  t.notOk(isRefusal(breakers.admit(breakerKey('org-1', 'webhook-1', 'token'), false)), 'its token request')
+  t.notOk(isRefusal(breakers.admit(breakerKey('org-1', 'webhook-2', 'webhook'), false)), 'another webhook')
+  t.notOk(isRefusal(breakers.admit(breakerKey('org-2', 'webhook-1', 'webhook'), false)), 'another organization')
+  t.equal(breakerKey('org-1', null, 'webhook'), null)
+  t.same(breakers.admit(null, false), { key: null, manual: false, probe: false })
+  t.equal(breakers.record({ key: null, manual: false, probe: false }, 'timedOut'), null)
+})
+
+t.test('with 0 timeouts configured nothing is counted or refused', async (t) => {
+  const { breakers } = given(0)
+  for (let i = 0; i < 5; i++) t.equal(exchange(breakers, 'timedOut'), null)
+  t.notOk(isRefusal(breakers.admit(ERP, false)))
 })
