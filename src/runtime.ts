@@ -86,8 +86,9 @@ const LEFTOVER_IDLE_MS = 60_000
 export const createRuntime = async (config: Config, options: RuntimeOptions = {}): Promise<Runtime> => {
   fs.mkdirSync(config.dataDir, { recursive: true })
   const clock = options.clock ?? systemClock
-  // With the embedded event store one process owns DATA_DIR; instances sharing EventStoreDB may share it for the keys.
-  const lock = config.eventStoreUrl === undefined && options.readOnly !== true ? lockDataDir(config.dataDir, options.command ?? 'serve', clock.now()) : null
+  // An embedded store (the log, or read models with their checkpoints) makes DATA_DIR one process's; instances on EventStoreDB and MongoDB may share it for the keys.
+  const embedded = config.eventStoreUrl === undefined || config.mongoUrl === undefined
+  const lock = embedded && options.readOnly !== true ? lockDataDir(config.dataDir, options.command ?? 'serve', clock.now()) : null
   try {
     return await composeRuntime(config, options, clock, lock)
   } catch (error) {

@@ -33,8 +33,17 @@ const holderOf = (dataDir: string): Holder | null => {
   }
 }
 
-const isBusy = (error: unknown): boolean =>
-  error instanceof Error && 'code' in error && (error.code === 'SQLITE_BUSY' || error.code === 'SQLITE_LOCKED')
+const codeOf = (error: unknown): unknown => (error instanceof Error && 'code' in error ? error.code : undefined)
+
+const isBusy = (error: unknown): boolean => codeOf(error) === 'SQLITE_BUSY' || codeOf(error) === 'SQLITE_LOCKED'
+
+/** A DATA_DIR this process may not write (a volume an image running as root wrote, say): said in one line, with the remedy. */
+const notWritable = (dataDir: string, error: unknown): ConfigError | null => {
+  const code = codeOf(error)
+  if (code !== 'SQLITE_CANTOPEN' && code !== 'SQLITE_READONLY' && code !== 'EACCES' && code !== 'EPERM') return null
+  const user = process.getuid === undefined ? 'this process' : `uid ${process.getuid()}`
+  return new ConfigError(`DATA_DIR ${dataDir} cannot be written by ${user} (${String(code)}): give it to that user (chown -R) or choose another DATA_DIR`)
+}
 
 /**
  * Takes DATA_DIR for this process alone, for as long as it runs: the embedded
@@ -45,7 +54,12 @@ const isBusy = (error: unknown): boolean =>
  * it ends: nothing stale is left for the next start to judge.
  */
 export const lockDataDir = (dataDir: string, command: string, now: Date): DataDirLock => {
-  const db = new Database(path.join(dataDir, LOCK_FILE), { timeout: 0 })
+  let db: Database.Database
+  try {
+    db = new Database(path.join(dataDir, LOCK_FILE), { timeout: 0 })
+  } catch (error) {
+    throw notWritable(dataDir, error) ?? error
+  }
   try {
     // In exclusive locking mode the connection keeps the lock its first write takes until it closes.
     db.pragma('locking_mode = EXCLUSIVE')
@@ -53,7 +67,7 @@ export const lockDataDir = (dataDir: string, command: string, now: Date): DataDi
     db.prepare('INSERT INTO taken (at) VALUES (?)').run(now.toISOString())
   } catch (error) {
     db.close()
-    if (!isBusy(error)) throw error
+    if (!isBusy(error)) throw notWritable(dataDir, error) ?? error
     const holder = holderOf(dataDir)
     const who = holder === null ? 'another credit-service process' : `credit-service ${holder.command} (pid ${holder.pid}, since ${holder.since})`
     throw new DataDirInUseError(`DATA_DIR ${dataDir} is in use by ${who}: stop it first, or give this one a DATA_DIR of its own`)

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import fs from 'node:fs'
 import path from 'node:path'
 import readline from 'node:readline'
 import t from 'tap'
@@ -49,4 +50,32 @@ t.test('a runtime on the embedded event store holds its DATA_DIR: a second refus
   const next = await createRuntime(config, { command: 'serve' })
   t.pass('free again once the first closed')
   await next.close()
+})
+
+t.test('a DATA_DIR this process may not write stops the start in one line saying so and what to do', async (t) => {
+  const dir = tempDir()
+  const said = /^DATA_DIR \S+ cannot be written by uid \d+ \(SQLITE_CANTOPEN\): give it to that user \(chown -R\) or choose another DATA_DIR$/
+  if (process.getuid?.() !== 0) {
+    fs.chmodSync(dir, 0o500)
+    t.teardown(() => fs.chmodSync(dir, 0o700))
+    t.throws(() => lockDataDir(dir, 'serve', at), { name: 'ConfigError', message: said })
+    return
+  }
+  // Root writes anywhere: the process that may not is a child running as nobody, on a directory root owns (an older image's volume).
+  const module = path.resolve(import.meta.dirname, '../../src/shared/dataDirLock.ts')
+  const child = spawn(process.execPath, ['--import', 'tsx', '-e',
+    `const { lockDataDir } = await import(${JSON.stringify(module)}); try { lockDataDir(${JSON.stringify(dir)}, 'serve', new Date()) } catch (e) { console.log(JSON.stringify({ name: e.name, message: e.message })) }`],
+  // Its stderr is dropped: tap's process tracking, which it inherits, cannot write its record as nobody when it exits.
+  { stdio: ['ignore', 'pipe', 'ignore'], uid: 65534, gid: 65534 })
+  let out = ''
+  child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
+  await new Promise((resolve) => child.once('close', resolve))
+  t.match(JSON.parse(out), { name: 'ConfigError', message: said })
+})
+
+t.test('with EventStoreDB but the read models (and their checkpoints) kept in DATA_DIR, the runtime holds it too', async (t) => {
+  const embeddedReads = testConfig({ eventStoreUrl: 'esdb://127.0.0.1:1?tls=false' })
+  const first = await createRuntime(embeddedReads)
+  t.teardown(() => first.close())
+  await t.rejects(createRuntime(embeddedReads, { command: 'projections rebuild' }), DataDirInUseError)
 })
