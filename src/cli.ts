@@ -1,3 +1,4 @@
+import os from 'node:os'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { SingleBar, Presets } from 'cli-progress'
 import { loadDemo } from './demo/index.js'
@@ -60,6 +61,9 @@ const printCredentials = (credentials: { client_id: string; client_secret: strin
 /** The signals that stop the service gracefully: a terminal closing (SIGHUP) as much as an orchestrator (SIGTERM) or Ctrl-C. */
 const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const
 
+/** How far apart the terminal's Ctrl-C and the launcher's forwarded copy of it may arrive. */
+const DUPLICATE_SIGNAL_MS = 1000
+
 const serve = async () => {
   let server: RunningServer | null = null
   let stopping: string | null = null
@@ -70,14 +74,23 @@ const serve = async () => {
       process.exit(1)
     })
   }
+  let firstSignalAt = 0
   // Listened for before the start, which replays the log and starts the process managers: a signal then stops the service once it is up, through the same graceful path.
   for (const signal of STOP_SIGNALS) {
     process.on(signal, () => {
-      // A Ctrl-C reaches the service twice when bin/credit-service.js started it as a child: straight from the terminal and forwarded.
-      if (stopping !== null) return
+      if (stopping !== null) {
+        // A Ctrl-C reaches the service twice when bin/credit-service.js started it as a child: straight from the terminal and forwarded, moments apart.
+        // A signal after that, while a start still runs (a store not answering, a long replay), is an operator who will not wait for it.
+        if (server === null && performance.now() - firstSignalAt > DUPLICATE_SIGNAL_MS) {
+          process.stderr.write(`${signal} again: stopping now, without waiting for the start\n`)
+          process.exit(128 + os.constants.signals[signal])
+        }
+        return
+      }
       stopping = signal
+      firstSignalAt = performance.now()
       if (server !== null) shutdown(server, signal)
-      else process.stderr.write(`${signal}: stopping once the start in progress is done\n`)
+      else process.stderr.write(`${signal}: stopping once the start in progress is done (a second signal stops it now)\n`)
     })
   }
   const config = loadConfig()

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
+import net from 'node:net'
 import path from 'node:path'
 import readline from 'node:readline'
 import t from 'tap'
@@ -112,10 +113,35 @@ t.test('a stop signal during the start (SIGHUP as SIGTERM) stops the service thr
   await starting
   child.kill('SIGHUP')
   t.equal(await closed, 0)
-  t.ok(stderr.includes('SIGHUP: stopping once the start in progress is done'), stderr.join('\n'))
+  t.ok(stderr.includes('SIGHUP: stopping once the start in progress is done (a second signal stops it now)'), stderr.join('\n'))
   t.notOk(stdout.some((line) => line.includes('listening on')), 'it never announced itself listening')
   t.ok(stdout.some((line) => line.includes('"signal":"SIGHUP"') && line.includes('shutting down')), 'the graceful shutdown ran')
   t.ok(fs.existsSync(path.join(dataDir, 'read-store.snapshot')), 'and wrote the snapshot of a clean stop')
   lockDataDir(dataDir, 'test', new Date()).release()
   t.pass('leaving DATA_DIR free')
+})
+
+t.test('a second stop signal while a start still waits (here on a MongoDB that never answers) stops the service at once', async (t) => {
+  const silent = net.createServer(() => {})
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { silent.close() })
+  const { port } = silent.address() as net.AddressInfo
+  const child = spawn(process.execPath, [...missingNodeFlags([], process.env['NODE_OPTIONS']), binPath, 'serve'], {
+    env: childEnv({ ...credentials, DATA_DIR: tempDir(), PORT: '0', HOST: '127.0.0.1', MONGODB_URL: `mongodb://127.0.0.1:${port}/?serverSelectionTimeoutMS=60000` }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  t.teardown(() => { child.kill('SIGKILL') })
+  const stderr: string[] = []
+  readline.createInterface({ input: child.stderr }).on('line', (line) => stderr.push(line))
+  const starting = new Promise<void>((resolve) => {
+    readline.createInterface({ input: child.stdout }).on('line', (line) => { if (line.startsWith('credit-service starting')) resolve() })
+  })
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  await starting
+  child.kill('SIGTERM')
+  await new Promise((resolve) => setTimeout(resolve, 1500))
+  t.equal(child.exitCode, null, 'the first waits for the start')
+  child.kill('SIGTERM')
+  t.equal(await exited, 143, '128 + SIGTERM')
+  t.match(stderr, ['SIGTERM: stopping once the start in progress is done (a second signal stops it now)', 'SIGTERM again: stopping now, without waiting for the start'])
 })
