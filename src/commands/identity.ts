@@ -8,7 +8,7 @@ import type { CommandContext, CommandHandler, CommandResult } from './handler.js
 import { membershipAggregate, type MembershipState } from './membership.js'
 import { oauthClientAggregate } from './oauthClient.js'
 import { organizationAggregate } from './organization.js'
-import { roleTemplateAggregate } from './roleTemplate.js'
+import { builtInRoleTemplateId, roleTemplateAggregate } from './roleTemplate.js'
 import { userAggregate, usernameAggregate } from './user.js'
 
 /**
@@ -18,7 +18,7 @@ import { userAggregate, usernameAggregate } from './user.js'
  * undone by the registration recovery (src/processes/registrationRecovery.ts).
  */
 
-export const builtInRoleTemplateId = (organizationId: string, key: string): string => deterministicId('roleTemplate', organizationId, key)
+export { builtInRoleTemplateId }
 
 const maxPosition = (positions: number[]) => Math.max(0, ...positions)
 
@@ -205,3 +205,20 @@ export const createClient = async (
 
 /** Client ids are free text (ADMIN_CLIENT_ID may be any name); their stream id is derived from it. */
 export const clientStreamId = (clientId: string): string => deterministicId('oauthClient', clientId)
+
+/**
+ * Revokes a client for good and withdraws its membership's use of its role
+ * template: nothing can bring a revoked client back, so its template is
+ * free to delete (a deactivated user, who may be reactivated, keeps its).
+ * A crash between the two leaves the use, which only keeps the template
+ * from being deleted.
+ */
+export const revokeClient = async (commands: CommandHandler, input: { organizationId: string; clientId: string }, context: CommandContext) => {
+  const revoked = await commands.execute(oauthClientAggregate, clientStreamId(input.clientId), { type: 'RevokeClient' }, context)
+  const id = membershipId(input.organizationId, input.clientId)
+  const withdrawn = await roleChanges.run(id, async () => {
+    const { state } = await commands.load(membershipAggregate, id)
+    return state.status === 'active' ? withdrawUse(commands, id, state.roleTemplateId, context) : { position: 0 }
+  })
+  return { client: revoked.state, position: maxPosition([revoked.position, withdrawn.position]) }
+}

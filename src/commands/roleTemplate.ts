@@ -1,5 +1,6 @@
 import type { RoleTemplateEvent } from '../events/roleTemplate.js'
 import { AppError, invalidFields } from '../shared/errors.js'
+import { deterministicId } from '../shared/ids.js'
 import { isPermission } from '../shared/permissions.js'
 import type { Aggregate } from './decider.js'
 
@@ -36,9 +37,32 @@ const checkPermissions = (permissions: string[] | undefined): void => {
   }
 }
 
+const checkName = (name: string | undefined): void => {
+  if (name !== undefined && name.trim() === '') throw invalidFields([{ field: 'body.name', message: 'must not be blank' }])
+}
+
 const unique = (values: string[]): string[] => [...new Set(values)]
 
-const samePermissions = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((p, i) => p === b[i])
+/** The same permissions in any order: a template's permissions are a set. */
+const samePermissions = (a: readonly string[], b: readonly string[]): boolean => {
+  const held = new Set(b)
+  return a.length === b.length && a.every((p) => held.has(p))
+}
+
+/** The id of one of an organization's built-in templates (`administrator`, `analyst`). */
+export const builtInRoleTemplateId = (organizationId: string, key: string): string => deterministicId('roleTemplate', organizationId, key)
+
+/**
+ * The built-in Administrator holds every permission: each start adds those
+ * the catalogue gained, so one taken away would come back at the next start.
+ */
+const checkAdministratorKeepsAll = (state: RoleTemplateState, permissions: string[] | undefined): void => {
+  if (permissions === undefined || state.roleTemplateId !== builtInRoleTemplateId(state.organizationId, 'administrator')) return
+  const removed = state.permissions.filter((p) => !permissions.includes(p))
+  if (removed.length === 0) return
+  throw new AppError('BUILT_IN_ROLE_TEMPLATE', 'the built-in Administrator template holds every permission (each start adds the new ones); ' +
+    'create a template of your own for a narrower role', { removed })
+}
 
 export const roleTemplateAggregate: Aggregate<RoleTemplateCommand, RoleTemplateEvent, RoleTemplateState> = {
   streamType: 'roleTemplate',
@@ -50,6 +74,7 @@ export const roleTemplateAggregate: Aggregate<RoleTemplateCommand, RoleTemplateE
     switch (command.type) {
       case 'CreateRoleTemplate':
         if (state.status !== 'none') throw new AppError('ALREADY_EXISTS', 'role template already exists')
+        checkName(command.name)
         checkPermissions(command.permissions)
         return [{ type: 'RoleTemplateCreated', data: {
           roleTemplateId: command.roleTemplateId, organizationId: command.organizationId, name: command.name,
@@ -57,7 +82,9 @@ export const roleTemplateAggregate: Aggregate<RoleTemplateCommand, RoleTemplateE
         } }]
       case 'UpdateRoleTemplate': {
         requireActive(state)
+        checkName(command.name)
         checkPermissions(command.permissions)
+        checkAdministratorKeepsAll(state, command.permissions)
         const changes = {
           ...(command.name !== undefined && command.name !== state.name ? { name: command.name } : {}),
           ...(command.description !== undefined && command.description !== state.description ? { description: command.description } : {}),

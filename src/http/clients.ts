@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { changeMemberRole, clientStreamId } from '../commands/identity.js'
+import { changeMemberRole, clientStreamId, revokeClient } from '../commands/identity.js'
 import { oauthClientAggregate } from '../commands/oauthClient.js'
 import { generateSecret, hashSecret } from '../identity/passwords.js'
 import type { ClientDoc } from '../projections/principals.js'
@@ -90,7 +90,7 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
   }, async (request) => {
     const { entityid, clientId } = request.params
     await changeableClient(request, entityid, clientId)
-    const revoked = await commands.execute(oauthClientAggregate, clientStreamId(clientId), { type: 'RevokeClient' }, commandContext(request))
+    const revoked = await revokeClient(commands, { organizationId: entityid, clientId }, commandContext(request))
     await services.settle(revoked.position)
     const doc = await queries.principals.client(clientId)
     if (doc === null) throw new AppError('INTERNAL', 'client not visible after its revocation')

@@ -100,7 +100,9 @@ export const roleTemplateRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     config: { organization: 'path', permissions: ['WriteRoleTemplate'] },
     schema: {
       summary: 'Update a role template (any subset of its fields)',
-      description: 'Unless an administrator, the caller must hold every permission the template holds and is to hold (403 FORBIDDEN).',
+      description: 'Unless an administrator, the caller must hold every permission the template holds and is to hold (403 FORBIDDEN). ' +
+        'Permissions are a set (their order changes nothing); a name must not be blank (400). The built-in Administrator holds every ' +
+        'permission: taking one away answers 409 BUILT_IN_ROLE_TEMPLATE (`removed`), since each start would add it back.',
       tags: ['Role templates'],
       params: OneParams,
       body: Type.Object({
@@ -109,7 +111,7 @@ export const roleTemplateRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         permissions: Type.Optional(Permissions),
         is_default: Type.Optional(Type.Boolean()),
       }, { additionalProperties: false }),
-      response: { 200: One, ...failures(400, 401, 403, 404) },
+      response: { 200: One, ...failures(400, 401, 403, 404, 409) },
     },
   }, async (request) => {
     const organization = organizationOf(request)

@@ -215,3 +215,40 @@ t.test('a client holding only WriteRoleTemplate cannot delete a template holding
   t.equal(within.statusCode, 201)
   t.equal((await svc.call({ method: 'DELETE', url: `${templates}/${within.json().data.id}`, token: writer.token })).statusCode, 204, 'one within its own permissions it may delete')
 })
+
+t.test('the built-in Administrator template cannot be narrowed, since each start gives it every permission again; renaming it is fine', async (t) => {
+  const { svc, call, base } = await setup(t)
+  const administrator = `${base}/${builtInRoleTemplateId(svc.organizationId, 'administrator')}`
+  const before: string[] = (await call({ method: 'GET', url: administrator })).json().data.permissions
+  const narrowed = await call({ method: 'PUT', url: administrator, payload: { permissions: before.filter((p) => p !== 'WriteTax') } })
+  t.equal(narrowed.statusCode, 409)
+  t.match(narrowed.json().data, { code: 'BUILT_IN_ROLE_TEMPLATE', removed: ['WriteTax'] })
+  t.ok((await call({ method: 'GET', url: administrator })).json().data.permissions.includes('WriteTax'), 'nothing was written')
+  const renamed = await call({ method: 'PUT', url: administrator, payload: { name: 'Owners', permissions: [...before].reverse() } })
+  t.equal(renamed.statusCode, 200)
+  t.equal(renamed.json().data.name, 'Owners')
+})
+
+t.test('a template a revoked client used can be deleted: revoking, which is final, gives its use back', async (t) => {
+  const { svc, call, base, create } = await setup(t)
+  const template = await create({ name: 'Integrations', permissions: ['ReadCredit'] })
+  const client = await svc.call({
+    method: 'POST', url: '/v1/oauth/clients', token: svc.adminToken,
+    payload: { name: 'erp', scopes: [], organizationId: svc.organizationId, roleTemplateId: template.id },
+  })
+  t.equal(client.statusCode, 201, client.body)
+  const clientId: string = client.json().data.client.client_id
+  t.match((await call({ method: 'DELETE', url: `${base}/${template.id}` })).json().data, { code: 'ROLE_TEMPLATE_IN_USE', usageCount: 1 })
+  t.equal((await call({ method: 'POST', url: `/v1/organization/${svc.organizationId}/clients/${clientId}/revoke` })).statusCode, 200)
+  t.equal((await call({ method: 'GET', url: `${base}/${template.id}` })).json().data.usage_count, 0)
+  t.equal((await call({ method: 'DELETE', url: `${base}/${template.id}` })).statusCode, 204)
+})
+
+t.test('a name of spaces is refused', async (t) => {
+  const { call, base, create } = await setup(t)
+  const blank = await call({ method: 'POST', url: base, payload: { name: '   ', permissions: [] } })
+  t.equal(blank.statusCode, 400)
+  t.match(blank.json().data, { code: 'VALIDATION_ERROR', errors: [{ field: 'body.name' }] })
+  const template = await create({ name: 'Desk', permissions: [] })
+  t.equal((await call({ method: 'PUT', url: `${base}/${template.id}`, payload: { name: ' ' } })).statusCode, 400)
+})
