@@ -47,9 +47,16 @@ const requireValid = (fields: Partial<TaxFields>): void => {
 
 const sameValue = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
 
-/** Decimal strings are compared by value, so 19 and 19.0 are the same percentage. */
-const unchanged = (key: keyof TaxFields, next: unknown, current: TaxFields): boolean =>
-  key === 'percentage' || key === 'minimumAmount' ? money(String(next)).equals(current[key]) : sameValue(next, current[key])
+/** The same values in any order (`applies_to` is a set; repeats are refused before). */
+const sameSet = (a: unknown, b: unknown): boolean =>
+  Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((value: unknown) => b.includes(value))
+
+/** Decimal strings are compared by value, so 19 and 19.0 are the same percentage; `applies_to` in any order is the same. */
+const unchanged = (key: keyof TaxFields, next: unknown, current: TaxFields): boolean => {
+  if (key === 'percentage' || key === 'minimumAmount') return money(String(next)).equals(current[key])
+  if (key === 'appliesTo') return sameSet(next, current[key])
+  return sameValue(next, current[key])
+}
 
 const requireTax = (state: TaxState): TaxFields => {
   if (!state.exists || state.fields === null) throw new AppError('NOT_FOUND', 'tax not found', { resource: 'tax' })

@@ -27,6 +27,7 @@ t.test('a tax is created with its fields; percentages and minimums are checked',
 
 t.test('an update carries only the fields whose value changes', async (t) => {
   tax.given(created).when({ type: 'UpdateTax', changes: { percentage: '19.0', name: 'IVA' }, now }).thenNothing(t, '19.0 is 19')
+  tax.given(created).when({ type: 'UpdateTax', changes: { appliesTo: ['PAYMENT', 'FEE'] }, now }).thenNothing(t, 'applies_to in another order is the same set')
   tax.given(created).when({ type: 'UpdateTax', changes: { percentage: '5', appliesTo: ['FEE', 'PAYMENT'] }, now })
     .then(t, [{ type: 'TaxUpdated', data: { taxId: 't1', organizationId: 'o1', changes: { percentage: '5' }, updatedAt: now } }])
   tax.given(created).when({ type: 'UpdateTax', changes: { percentage: '101' }, now }).thenRefused(t, 'VALIDATION_ERROR')
