@@ -3,6 +3,7 @@ import { buildApp } from './http/app.js'
 import { bootstrap, type BootstrapResult } from './identity/bootstrap.js'
 import { createRuntime, type Runtime, type RuntimeOptions } from './runtime.js'
 import { ConfigError, type Config } from './shared/config.js'
+import { errorCode } from './shared/errors.js'
 
 export interface RunningServer {
   app: FastifyInstance
@@ -14,9 +15,8 @@ export interface RunningServer {
 
 /** Why the server cannot listen where the settings say, when the settings are the cause: the operator's to fix, in one line. */
 const listenProblem = (error: unknown, config: Config): ConfigError | null => {
-  const code = error instanceof Error && 'code' in error ? error.code : undefined
   const where = `${config.host}:${config.port}`
-  switch (code) {
+  switch (errorCode(error)) {
     case 'EADDRINUSE': return new ConfigError(`PORT ${config.port} is in use on HOST ${config.host} by another process`)
     case 'EACCES': return new ConfigError(`PORT ${config.port} needs privileges this process lacks (${where})`)
     case 'EADDRNOTAVAIL': return new ConfigError(`HOST ${config.host} is not an address of this machine`)

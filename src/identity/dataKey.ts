@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
+import { errorCode } from '../shared/errors.js'
 
 /**
  * Encrypts the few secrets the service must read back (TOTP seeds) before they
@@ -15,7 +16,7 @@ export class DataKey {
     try {
       fs.writeFileSync(file, randomBytes(32).toString('base64'), { flag: 'wx', mode: 0o600 })
     } catch (error) {
-      if (!(error instanceof Error && 'code' in error && error.code === 'EEXIST')) throw error
+      if (errorCode(error) !== 'EEXIST') throw error
     }
     const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64')
     if (key.length !== 32) throw new Error(`${file} must hold 32 bytes in base64`)

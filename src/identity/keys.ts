@@ -2,7 +2,7 @@ import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, typ
 import fs from 'node:fs'
 import path from 'node:path'
 import { ConfigError } from '../shared/config.js'
-import { errorMessage } from '../shared/errors.js'
+import { errorCode, errorMessage } from '../shared/errors.js'
 
 export type SigningAlgorithm = 'ES256' | 'RS256'
 
@@ -72,7 +72,7 @@ export const loadSigningKey = (options: { pem?: string | undefined; file?: strin
   try {
     fs.writeFileSync(file, generateSigningKeyPem(), { flag: 'wx', mode: 0o600 })
   } catch (error) {
-    if (!(error instanceof Error && 'code' in error && error.code === 'EEXIST')) throw error
+    if (errorCode(error) !== 'EEXIST') throw error
   }
   return signingKeyFromPem(fs.readFileSync(file, 'utf8'))
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { ConfigError } from './config.js'
+import { errorCode } from './errors.js'
 
 /** A DATA_DIR another process holds: the operator's to sort out, said in one line. */
 export class DataDirInUseError extends ConfigError {
@@ -33,16 +34,14 @@ const holderOf = (dataDir: string): Holder | null => {
   }
 }
 
-const codeOf = (error: unknown): unknown => (error instanceof Error && 'code' in error ? error.code : undefined)
-
-const isBusy = (error: unknown): boolean => codeOf(error) === 'SQLITE_BUSY' || codeOf(error) === 'SQLITE_LOCKED'
+const isBusy = (error: unknown): boolean => errorCode(error) === 'SQLITE_BUSY' || errorCode(error) === 'SQLITE_LOCKED'
 
 /** A DATA_DIR this process may not write (a volume an image running as root wrote, say): said in one line, with the remedy. */
 const notWritable = (dataDir: string, error: unknown): ConfigError | null => {
-  const code = codeOf(error)
+  const code = errorCode(error)
   if (code !== 'SQLITE_CANTOPEN' && code !== 'SQLITE_READONLY' && code !== 'EACCES' && code !== 'EPERM') return null
   const user = process.getuid === undefined ? 'this process' : `uid ${process.getuid()}`
-  return new ConfigError(`DATA_DIR ${dataDir} cannot be written by ${user} (${String(code)}): give it to that user (chown -R) or choose another DATA_DIR`)
+  return new ConfigError(`DATA_DIR ${dataDir} cannot be written by ${user} (${code}): give it to that user (chown -R) or choose another DATA_DIR`)
 }
 
 /**

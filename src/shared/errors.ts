@@ -85,6 +85,10 @@ export const isAppError = (value: unknown): value is AppError => value instanceo
 /** What a caught value says, for a log line or a recorded failure (anything can be thrown). */
 export const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
+/** The `code` a caught error carries (Node's `EEXIST`, SQLite's `SQLITE_BUSY`, fast-jwt's…), when it has a text one. */
+export const errorCode = (error: unknown): string | undefined =>
+  error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined
+
 export const notFound = (resource: string, id?: string): AppError =>
   new AppError('NOT_FOUND', id === undefined ? `${resource} not found` : `${resource} ${id} not found`, { resource })
 

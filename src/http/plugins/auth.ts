@@ -7,7 +7,7 @@ import { passwordVersionOf, secretVersionOf } from '../../projections/principals
 import type { Queries } from '../../projections/queries.js'
 import type { Services } from '../../services.js'
 import { systemClock } from '../../shared/clock.js'
-import { AppError } from '../../shared/errors.js'
+import { AppError, errorCode } from '../../shared/errors.js'
 import { whenReady, type Maybe } from '../../shared/maybe.js'
 import { ADMIN_SCOPE } from '../../shared/permissions.js'
 import type { Principal } from '../context.js'
@@ -100,8 +100,7 @@ export const authPlugin = fp(async (app: FastifyInstance, options: { services: S
         ? app.jwt.verify<AccessTokenClaims>(token)
         : app.jwt.verify<AccessTokenClaims>(token, { clockTimestamp: clock.now().getTime() })
     } catch (error) {
-      const code = error instanceof Error && 'code' in error ? String(error.code) : ''
-      if (code === 'FAST_JWT_EXPIRED') throw unauthorized('TOKEN_EXPIRED', 'the access token has expired')
+      if (errorCode(error) === 'FAST_JWT_EXPIRED') throw unauthorized('TOKEN_EXPIRED', 'the access token has expired')
       throw unauthorized('INVALID_TOKEN', 'the access token is not valid')
     }
   }
