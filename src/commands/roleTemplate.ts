@@ -2,6 +2,7 @@ import type { RoleTemplateEvent } from '../events/roleTemplate.js'
 import { AppError, invalidFields } from '../shared/errors.js'
 import { deterministicId } from '../shared/ids.js'
 import { isPermission } from '../shared/permissions.js'
+import { sameMembers } from '../shared/sets.js'
 import type { Aggregate } from './decider.js'
 
 export interface RoleTemplateFields {
@@ -43,11 +44,6 @@ const checkName = (name: string | undefined): void => {
 
 const unique = (values: string[]): string[] => [...new Set(values)]
 
-/** The same permissions in any order: a template's permissions are a set. */
-const samePermissions = (a: readonly string[], b: readonly string[]): boolean => {
-  const held = new Set(b)
-  return a.length === b.length && a.every((p) => held.has(p))
-}
 
 /** The id of one of an organization's built-in templates (`administrator`, `analyst`). */
 export const builtInRoleTemplateId = (organizationId: string, key: string): string => deterministicId('roleTemplate', organizationId, key)
@@ -88,7 +84,7 @@ export const roleTemplateAggregate: Aggregate<RoleTemplateCommand, RoleTemplateE
         const changes = {
           ...(command.name !== undefined && command.name !== state.name ? { name: command.name } : {}),
           ...(command.description !== undefined && command.description !== state.description ? { description: command.description } : {}),
-          ...(command.permissions !== undefined && !samePermissions(unique(command.permissions), state.permissions)
+          ...(command.permissions !== undefined && !sameMembers(unique(command.permissions), state.permissions)
             ? { permissions: unique(command.permissions) } : {}),
           ...(command.isDefault !== undefined && command.isDefault !== state.isDefault ? { isDefault: command.isDefault } : {}),
         }

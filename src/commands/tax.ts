@@ -1,6 +1,7 @@
 import type { TaxEvent, TaxFields } from '../events/tax.js'
 import { AppError, invalidFields, type FieldError } from '../shared/errors.js'
 import { money } from '../shared/money.js'
+import { sameMembers } from '../shared/sets.js'
 import type { Aggregate } from './decider.js'
 
 export type TaxCommand =
@@ -47,14 +48,10 @@ const requireValid = (fields: Partial<TaxFields>): void => {
 
 const sameValue = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
 
-/** The same values in any order (`applies_to` is a set; repeats are refused before). */
-const sameSet = (a: unknown, b: unknown): boolean =>
-  Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((value: unknown) => b.includes(value))
-
 /** Decimal strings are compared by value, so 19 and 19.0 are the same percentage; `applies_to` in any order is the same. */
 const unchanged = (key: keyof TaxFields, next: unknown, current: TaxFields): boolean => {
   if (key === 'percentage' || key === 'minimumAmount') return money(String(next)).equals(current[key])
-  if (key === 'appliesTo') return sameSet(next, current[key])
+  if (key === 'appliesTo') return Array.isArray(next) && sameMembers(next, current[key])
   return sameValue(next, current[key])
 }
 
