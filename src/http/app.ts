@@ -10,6 +10,7 @@ import { documentedFailuresPlugin } from './plugins/documentedFailures.js'
 import { openapiPlugin } from './plugins/openapi.js'
 import { organizationPlugin } from './plugins/organization.js'
 import { requestLoggerFactory } from './requestLogger.js'
+import { StreamCounts } from './exportStream.js'
 import { routePlugins } from './routes.js'
 import { sharedSerializerFactory, sharedValidatorCompiler } from './schemaCompilers.js'
 import { ErrorEnvelope, FailEnvelope } from './schemas.js'
@@ -52,6 +53,7 @@ export const buildApp = async (services: Services): Promise<FastifyInstance> => 
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.setValidatorCompiler(sharedValidatorCompiler)
+  app.decorate('exportStreams', new StreamCounts(services.config.exportsSseMaxStreamsPerPrincipal))
   limitJsonDepth(app)
   app.addSchema(FailEnvelope)
   app.addSchema(ErrorEnvelope)

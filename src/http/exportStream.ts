@@ -114,21 +114,16 @@ export class StreamCounts {
   }
 }
 
-// Keyed by the services of one app: the canonical and legacy routes share its counts, and apps in one process (tests) do not.
-const streamCounts = new WeakMap<Services, StreamCounts>()
-
-/** The export event streams open on this instance, per principal. */
-export const streamCountsOf = (services: Services): StreamCounts => {
-  const known = streamCounts.get(services)
-  if (known !== undefined) return known
-  const counts = new StreamCounts(services.config.exportsSseMaxStreamsPerPrincipal)
-  streamCounts.set(services, counts)
-  return counts
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The export event streams open on this instance, per principal: one per app, shared by the canonical and legacy routes. */
+    exportStreams: StreamCounts
+  }
 }
 
 /** One of the caller's stream slots, or the 429 refusal, before anything of the stream is sent. */
-const acquireStreamSlot = (services: Services, principal: Principal): (() => void) => {
-  const release = streamCountsOf(services).acquire(principal)
+const acquireStreamSlot = (request: FastifyRequest, services: Services, principal: Principal): (() => void) => {
+  const release = request.server.exportStreams.acquire(principal)
   if (release !== null) return release
   const limit = services.config.exportsSseMaxStreamsPerPrincipal
   throw new AppError('EXPORT_STREAM_LIMIT_REACHED',
@@ -188,7 +183,7 @@ export const streamExportEvents = (services: Services, request: FastifyRequest, 
   const { config } = services
   const principal = principalOf(request)
   const required = request.routeOptions.config.permissions ?? []
-  const release = acquireStreamSlot(services, principal)
+  const release = acquireStreamSlot(request, services, principal)
   const out = new PassThrough()
   // Whichever closes first, however the stream ends (and even if what follows throws): the response always closes, the stream when it is destroyed.
   reply.raw.once('close', release)

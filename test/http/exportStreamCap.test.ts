@@ -1,5 +1,5 @@
 import t from 'tap'
-import { StreamCounts, streamCountsOf } from '../../src/http/exportStream.js'
+import { StreamCounts } from '../../src/http/exportStream.js'
 import { ManualClock } from '../../src/shared/clock.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 import { createOrganization } from '../helpers/exports.js'
@@ -17,7 +17,7 @@ const listen = async (t: Parameters<typeof createTestApp>[0], options: { heartbe
   const clock = new ManualClock('2026-03-10T09:00:00.000Z')
   const svc = await createTestApp(t, { clock, config: { exportsSseMaxStreamsPerPrincipal: CAP, exportsSseHeartbeatMs: options.heartbeatMs ?? 60_000 } })
   const address = await svc.app.listen({ port: 0, host: '127.0.0.1' })
-  return { svc, clock, address, counts: streamCountsOf(svc.runtime) }
+  return { svc, clock, address, counts: svc.app.exportStreams }
 }
 
 /** A stream request over real HTTP; `close` aborts it as a client going away does. */
