@@ -27,7 +27,7 @@ const holderOf = (dataDir: string): Holder | null => {
   try {
     const parsed: unknown = JSON.parse(fs.readFileSync(path.join(dataDir, HOLDER_FILE), 'utf8'))
     if (typeof parsed !== 'object' || parsed === null) return null
-    const { pid, command, since } = parsed as Record<string, unknown>
+    const [pid, command, since]: unknown[] = ['pid', 'command', 'since'].map((key) => Reflect.get(parsed, key))
     return typeof pid === 'number' && typeof command === 'string' && typeof since === 'string' ? { pid, command, since } : null
   } catch {
     return null
