@@ -80,7 +80,8 @@ const rank = (value: unknown): number => {
   return 8
 }
 
-const comparePrimitives = (a: unknown, b: unknown): number => {
+/** MongoDB's order of two primitive (or missing) values. */
+export const comparePrimitives = (a: unknown, b: unknown): number => {
   const byType = rank(a) - rank(b)
   if (byType !== 0) return byType
   if (typeof a === 'number' && typeof b === 'number') return a - b

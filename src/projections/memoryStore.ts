@@ -1,6 +1,8 @@
 import { documentMatcher, sortDocuments } from './documentQuery.js'
 import { deepFreeze } from '../shared/freeze.js'
-import { specOf, type CollectionSpec, type Filter, type FindOptions, type InProcessAccess, type ReadCollection, type ReadDocument, type ReadStore } from './readStore.js'
+import { CompositeCount } from './compositeIndex.js'
+import { OrderedIndex, totalOrder, type SortKeys } from './orderedIndex.js'
+import { specOf, type CollectionSpec, type Filter, type FindOptions, type InProcessAccess, type ReadCollection, type ReadDocument, type ReadStore, type Sort } from './readStore.js'
 
 type Key = string | number | boolean
 
@@ -92,11 +94,26 @@ class EqualityIndex {
   }
 }
 
+/** The narrowest indexed equality of a filter: its field, value and the ids holding it. */
+interface Equality {
+  field: string
+  value: Key
+  ids: ReadonlySet<string>
+}
+
 class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   private readonly docs = new Map<string, T>()
   private readonly indexes: EqualityIndex[]
+  /**
+   * Sort orders built on demand, by prefix field and sort (null: a document
+   * holds a value the order cannot place, so queries sort their matches).
+   */
+  private readonly ordered = new Map<string, OrderedIndex<T> | null>()
+  /** Counts by combinations of fields, built on demand like the orders (null: a document holds a value they cannot count). */
+  private readonly composites = new Map<string, CompositeCount<T> | null>()
 
-  constructor(readonly spec: CollectionSpec) {
+  /** @param orderedFrom how many candidates a sorted query must have before it reads them from an ordered index instead of sorting them */
+  constructor(readonly spec: CollectionSpec, private readonly orderedFrom: number) {
     const fields = new Set((spec.indexes ?? []).map((index) => Object.keys(index)[0]).filter((f): f is string => f !== undefined))
     this.indexes = [...fields].map((field) => new EqualityIndex(field))
   }
@@ -105,6 +122,8 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   empty(): void {
     this.docs.clear()
     for (const index of this.indexes) index.clear()
+    this.ordered.clear()
+    this.composites.clear()
   }
 
   /**
@@ -158,7 +177,15 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   }
 
   async count(filter: Filter = {}): Promise<number> {
-    if (Object.keys(filter).length === 0) return this.docs.size
+    const fields = Object.keys(filter)
+    if (fields.length === 0) return this.docs.size
+    // One indexed equality alone: its index holds exactly the matching ids (arrays included, as MongoDB matches them).
+    if (fields.length === 1) {
+      const equality = this.narrowestEquality(filter)
+      if (equality !== undefined) return equality.ids.size
+    }
+    const counted = this.countedByComposite(filter, fields)
+    if (counted !== undefined) return counted
     const query = documentMatcher(filter)
     let n = 0
     for (const doc of this.candidates(filter)) if (query(doc)) n += 1
@@ -176,6 +203,12 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
 
   store(doc: T, previous: T | null = this.docs.get(doc._id) ?? null): void {
     this.docs.set(doc._id, doc)
+    if (this.ordered.size > 0) {
+      for (const [name, order] of this.ordered) if (order !== null && !order.store(doc, previous)) this.ordered.set(name, null)
+    }
+    if (this.composites.size > 0) {
+      for (const [name, counts] of this.composites) if (counts !== null && !counts.store(doc, previous)) this.composites.set(name, null)
+    }
     // An index entry moves only when its value changes: a stream iterating an index meanwhile neither repeats nor skips the document.
     for (const index of this.indexes) {
       if (previous === null) index.add(doc)
@@ -194,6 +227,8 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
     const previous = this.docs.get(id)
     if (previous === undefined) return
     for (const index of this.indexes) index.remove(previous)
+    for (const order of this.ordered.values()) order?.remove(previous)
+    for (const counts of this.composites.values()) counts?.delete(previous)
     this.docs.delete(id)
   }
 
@@ -230,6 +265,8 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   }
 
   private select(filter: Filter, options: FindOptions): T[] {
+    const ordered = options.sort === undefined ? undefined : this.inSortOrder(filter, options.sort)
+    if (ordered !== undefined) return this.pageOf(ordered, filter, options)
     // Without a sort, the page's end is known before reading: stop there.
     const end = options.sort === undefined && options.limit !== undefined ? (options.skip ?? 0) + options.limit : undefined
     const matching = this.matching(filter, end)
@@ -238,6 +275,68 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
     const page = from === 0 && options.limit === undefined ? sorted : sorted.slice(from, options.limit === undefined ? undefined : from + options.limit)
     for (const doc of page) deepFreeze(doc)
     return page
+  }
+
+  /** The page of documents matching the filter, read in order from `docs` (already in the sort's order). */
+  private pageOf(docs: Iterable<T>, filter: Filter, options: FindOptions): T[] {
+    const query = documentMatcher(filter)
+    const page: T[] = []
+    const limit = options.limit ?? Number.POSITIVE_INFINITY
+    if (limit <= 0) return page
+    let skip = options.skip ?? 0
+    for (const doc of docs) {
+      if (!query(doc)) continue
+      if (skip > 0) {
+        skip -= 1
+        continue
+      }
+      if (page.push(deepFreeze(doc)) >= limit) break
+    }
+    return page
+  }
+
+  /**
+   * The candidates of a sorted query already in the sort's order, when they
+   * are many enough for sorting them at every page to cost more than keeping
+   * an order (undefined: gather and sort them).
+   */
+  private inSortOrder(filter: Filter, sort: Sort): Iterable<T> | undefined {
+    if (typeof filter['_id'] === 'string') return undefined
+    const keys = totalOrder(sort)
+    if (keys === null) return undefined
+    const equality = this.narrowestEquality(filter)
+    if ((equality?.ids.size ?? this.docs.size) < this.orderedFrom) return undefined
+    if (equality !== undefined && equality.field.includes('.')) return undefined
+    return this.orderedIndex(equality?.field ?? null, keys)?.inOrder(equality?.value)
+  }
+
+  /**
+   * A count of equalities on several one-step fields over many candidates,
+   * read from the counts kept for that combination (undefined: test each).
+   */
+  private countedByComposite(filter: Filter, fields: readonly string[]): number | undefined {
+    // `_id` names one document: nothing to gain, and a count per document to keep.
+    if (fields.length < 2 || fields.includes('_id')) return undefined
+    if (fields.some((field) => field.startsWith('$') || field.includes('.') || !isKey(filter[field]))) return undefined
+    if ((this.narrowestEquality(filter)?.ids.size ?? this.docs.size) < this.orderedFrom) return undefined
+    const sorted = [...fields].sort()
+    const name = sorted.join('\u0000')
+    let counts = this.composites.get(name)
+    if (counts === undefined) {
+      counts = CompositeCount.build(sorted, this.docs.values())
+      this.composites.set(name, counts)
+    }
+    return counts?.count(filter)
+  }
+
+  private orderedIndex(prefix: string | null, keys: SortKeys): OrderedIndex<T> | null {
+    const name = JSON.stringify([prefix, keys])
+    let order = this.ordered.get(name)
+    if (order === undefined) {
+      order = OrderedIndex.build(prefix, keys, this.docs.values())
+      this.ordered.set(name, order)
+    }
+    return order
   }
 
   /** The documents worth testing: narrowed by `_id`, or by the most selective indexed equality of the filter. */
@@ -250,12 +349,16 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   private candidateIds(filter: Filter): Iterable<string> | undefined {
     const id = filter['_id']
     if (typeof id === 'string') return [id]
-    let narrowest: ReadonlySet<string> | undefined
+    return this.narrowestEquality(filter)?.ids
+  }
+
+  private narrowestEquality(filter: Filter): Equality | undefined {
+    let narrowest: Equality | undefined
     for (const index of this.indexes) {
       const value = filter[index.field]
       if (!isKey(value)) continue
       const ids = index.lookup(value)
-      if (narrowest === undefined || ids.size < narrowest.size) narrowest = ids
+      if (narrowest === undefined || ids.size < narrowest.ids.size) narrowest = { field: index.field, value, ids }
     }
     return narrowest
   }
@@ -267,6 +370,11 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
       if (doc !== undefined) yield doc
     }
   }
+}
+
+export interface MemoryReadStoreOptions {
+  /** How many candidates a sorted query or a count needs before the collection keeps their order or counts (default 1,000; 0 in tests, to use them always). */
+  orderedFrom?: number
 }
 
 /**
@@ -283,6 +391,11 @@ export class MemoryReadStore implements ReadStore {
   private readonly checkpoints = new Map<string, number>()
   private readonly versions = new Map<string, number>()
   private readonly leases = new Map<string, { holder: string; expiresAt: number }>()
+  private readonly orderedFrom: number
+
+  constructor(options: MemoryReadStoreOptions = {}) {
+    this.orderedFrom = options.orderedFrom ?? 1000
+  }
 
   collection<T extends ReadDocument>(spec: CollectionSpec | string): ReadCollection<T> {
     // One collection object serves every caller of the name; documents are whatever the projection put.
@@ -293,7 +406,7 @@ export class MemoryReadStore implements ReadStore {
     const { name } = specOf(spec)
     let existing = this.collections.get(name)
     if (existing === undefined) {
-      existing = new MemoryCollection<ReadDocument>(specOf(spec))
+      existing = new MemoryCollection<ReadDocument>(specOf(spec), this.orderedFrom)
       this.collections.set(name, existing)
     }
     return existing

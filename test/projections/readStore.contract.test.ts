@@ -48,6 +48,10 @@ t.test('embedded read store', async (t) => {
   })
 })
 
+t.test('embedded read store keeping sort orders from the first document', async (t) => {
+  readStoreContract(t, async () => new MemoryReadStore({ orderedFrom: 0 }))
+})
+
 t.test('SQLite read store', async (t) => {
   const stores: ReadStore[] = []
   t.teardown(async () => { for (const s of stores) await s.close() })
