@@ -6,6 +6,7 @@ import { webhooksBench } from './webhooks.js'
 import { sseBench } from './sse.js'
 import { rebuildBench } from './rebuild.js'
 import { startupBench } from './startup.js'
+import { pagesBench } from './pages.js'
 import { table, writeResults, type BenchResult } from './lib/report.js'
 import { watchMachineLoad } from './lib/machineLoad.js'
 
@@ -20,6 +21,7 @@ const benchmarks: Record<string, () => Promise<BenchResult[]>> = {
   sse: sseBench,
   rebuild: rebuildBench,
   startup: startupBench,
+  pages: pagesBench,
 }
 
 const NO_WRITE = '--no-write'
