@@ -53,7 +53,7 @@ export interface CreditExposureDoc {
   outstandingPrincipal: string
 }
 
-const limits = { name: 'credit_limits', indexes: [{ creditorId: 1 }, { debtorId: 1 }, { status: 1, expirationDate: 1 }] } as const
+const limits = { name: 'credit_limits', indexes: [{ creditorId: 1, createdAt: 1, _id: 1 }, { debtorId: 1 }, { status: 1, expirationDate: 1 }] } as const
 const debtors = { name: 'credit_limit_debtors' } as const
 const exposures = { name: 'credit_exposures', indexes: [{ limitId: 1 }] } as const
 

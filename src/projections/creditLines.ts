@@ -24,7 +24,7 @@ const organizationStates = { name: 'credit_line_organizations' } as const
 
 const collection = {
   name: 'credit_lines',
-  indexes: [{ organizationId: 1 }, { active: 1, currency: 1 }, { jurisdictionCode: 1 }, { organizationId: 1, createdAt: 1 }],
+  indexes: [{ organizationId: 1 }, { active: 1, currency: 1 }, { jurisdictionCode: 1 }, { organizationId: 1, createdAt: 1, _id: 1 }],
 } as const
 
 export const creditLinesProjection = defineProjection({

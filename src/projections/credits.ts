@@ -64,7 +64,9 @@ export interface InstallmentDoc extends InstallmentPosition {
 
 const credits = {
   name: 'credits',
-  indexes: [{ organizationId: 1, requestedAt: -1 }, { debtorId: 1 }, { creditLineId: 1 }, { organizationId: 1, status: 1 },
+  // The list's order after each set of equalities it filters by, so SQLite and MongoDB read a page (and count its total) from an index.
+  indexes: [{ organizationId: 1, requestedAt: -1, _id: -1 }, { debtorId: 1 }, { creditLineId: 1 }, { organizationId: 1, status: 1, requestedAt: -1, _id: -1 },
+    { organizationId: 1, debtorId: 1, requestedAt: -1, _id: -1 }, { organizationId: 1, creditLineId: 1, requestedAt: -1, _id: -1 },
     { organizationId: 1, disbursedAt: 1 }, { organizationId: 1, updatedAt: 1 }],
 } as const
 const installments = {

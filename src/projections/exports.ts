@@ -34,7 +34,12 @@ export interface ExportJobDoc {
   updatedAt: string
 }
 
-const collection = { name: 'export_jobs', indexes: [{ organizationId: 1, _position: 1 }, { status: 1 }, { fileId: 1 }] } as const
+const collection = {
+  name: 'export_jobs',
+  // The job list is read newest first; a type's jobs (the reports cap) by time.
+  indexes: [{ organizationId: 1, _position: 1 }, { status: 1 }, { fileId: 1 }, { organizationId: 1, requestedAt: -1, _id: -1 },
+    { organizationId: 1, exportType: 1, requestedAt: -1 }],
+} as const
 
 export const exportJobsProjection = defineProjection({
   name: 'exportJobs',

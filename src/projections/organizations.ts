@@ -14,7 +14,7 @@ export interface OrganizationDoc {
   updatedAt: string
 }
 
-const collection = { name: 'organizations', indexes: [{ name: 1 }] } as const
+const collection = { name: 'organizations', indexes: [{ name: 1 }, { createdAt: 1, _id: 1 }] } as const
 
 export const organizationsProjection = defineProjection({
   name: 'organizations',

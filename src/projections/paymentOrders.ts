@@ -29,7 +29,8 @@ export interface OrderDoc extends PaymentOrderState {
 
 const collection = {
   name: 'payment_orders',
-  indexes: [{ creditId: 1, installmentId: 1, createdAt: 1 }, { status: 1, pollAfter: 1 }, { organizationId: 1, createdAt: 1 },
+  indexes: [{ creditId: 1, installmentId: 1, createdAt: 1 }, { organizationId: 1, creditId: 1, installmentId: 1, createdAt: 1, _id: 1 },
+    { status: 1, pollAfter: 1 }, { organizationId: 1, createdAt: 1 },
     { organizationId: 1, completedAt: 1 }],
 } as const
 

@@ -28,7 +28,10 @@ export interface ProfileDoc {
 
 // The list's order (newest first, then by id) is an index of its own after the organization, so MongoDB and SQLite read a page without sorting every profile.
 const collection = {
-  name: 'profiles', indexes: [{ organizationId: 1, createdAt: -1, _id: -1 }, { ownerId: 1 }, { sharedWith: 1 }],
+  name: 'profiles',
+  // The list's order, alone and within one owner; its totals by type, alone and within one owner.
+  indexes: [{ organizationId: 1, createdAt: -1, _id: -1 }, { ownerId: 1 }, { sharedWith: 1 }, { organizationId: 1, ownerId: 1, createdAt: -1, _id: -1 },
+    { organizationId: 1, type: 1 }, { organizationId: 1, ownerId: 1, type: 1 }],
 } as const
 
 const withFileIds = <T extends object>(person: T, files: Record<string, ProfileFileRef>): WithFileIds<T> => ({
@@ -134,14 +137,16 @@ export const profileQueries = (store: ReadStore) => {
       const filter: Filter = { organizationId: query.organizationId }
       if (query.type !== undefined) filter['type'] = query.type
       if (query.active !== undefined) filter['active'] = query.active
-      if (!query.administrator) {
-        filter['$or'] = query.includeShared ? [{ ownerId: query.viewerId }, { sharedWith: query.viewerId }] : [{ ownerId: query.viewerId }]
-      }
+      // The viewer's own profiles as an equality, which every store's indexes take (an `$or` is tested document by document).
+      const ownOnly = !query.administrator && !query.includeShared
+      if (ownOnly) filter['ownerId'] = query.viewerId
+      else if (!query.administrator) filter['$or'] = [{ ownerId: query.viewerId }, { sharedWith: query.viewerId }]
       const [items, naturalCount, legalCount, sharedCount] = await Promise.all([
         docs.find(filter, { sort: { createdAt: -1, _id: -1 }, skip: query.offset, limit: query.limit }),
         query.type === 'legal' ? 0 : docs.count({ ...filter, type: 'natural' }),
         query.type === 'natural' ? 0 : docs.count({ ...filter, type: 'legal' }),
-        docs.count({ ...filter, sharedWith: query.viewerId, ownerId: { $ne: query.viewerId } }),
+        // Of the viewer's own profiles, none is shared with the viewer by someone else.
+        ownOnly ? 0 : docs.count({ ...filter, sharedWith: query.viewerId, ownerId: { $ne: query.viewerId } }),
       ])
       return { items, total: naturalCount + legalCount, naturalCount, legalCount, sharedCount }
     },

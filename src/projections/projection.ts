@@ -6,9 +6,11 @@ export interface Projection {
   name: string
   /**
    * Which code made its documents. Bump it when the documents change for the
-   * same events (fields, meaning, collections, indexes): a persistent read
-   * store recorded with another version drops and rebuilds this projection at
-   * the next start (ProjectionRunner.start). test/projections/versions.test.ts
+   * same events (fields, meaning, collections): a persistent read store
+   * recorded with another version drops and rebuilds this projection at the
+   * next start (ProjectionRunner.start). An added index needs no bump: each
+   * store creates the declared indexes a collection lacks when it opens it
+   * (the SQLite store filling a new field's column from the documents). test/projections/versions.test.ts
    * asks for the decision whenever the projection's file changes.
    */
   version: number

@@ -15,7 +15,7 @@ export interface RoleTemplateDoc {
   updatedAt: string
 }
 
-const collection = { name: 'role_templates', indexes: [{ organizationId: 1 }] } as const
+const collection = { name: 'role_templates', indexes: [{ organizationId: 1, createdAt: 1, _id: 1 }] } as const
 
 export const roleTemplatesProjection = defineProjection({
   name: 'roleTemplates',

@@ -39,8 +39,8 @@ export interface ScoringModelVersionDoc {
   definition: ScoringModelDefinition
 }
 
-const models = { name: 'scoring_models', indexes: [{ configId: 1 }, { organizationId: 1 }] } as const
-const versions = { name: 'scoring_model_versions', indexes: [{ modelId: 1 }] } as const
+const models = { name: 'scoring_models', indexes: [{ configId: 1 }, { organizationId: 1 }, { organizationId: 1, configId: 1, createdAt: 1, _id: 1 }] } as const
+const versions = { name: 'scoring_model_versions', indexes: [{ modelId: 1, versionNumber: -1 }] } as const
 
 const versionKey = (modelId: string, versionNumber: number) => `${modelId}:${versionNumber}`
 

@@ -31,7 +31,7 @@ export interface SignatureAuditDoc {
   notification: SignerNotificationDoc
 }
 
-const collection = { name: 'signature_audit', indexes: [{ signatureId: 1 }, { organizationId: 1 }] } as const
+const collection = { name: 'signature_audit', indexes: [{ signatureId: 1, at: 1, _id: 1 }, { organizationId: 1 }] } as const
 
 export const signatureAuditProjection = defineProjection({
   name: 'signatureAudit',

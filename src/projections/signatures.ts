@@ -28,7 +28,7 @@ export interface SignatureDoc {
   finalizedBy: string | null
 }
 
-const collection = { name: 'signatures', indexes: [{ documentId: 1 }, { organizationId: 1 }] } as const
+const collection = { name: 'signatures', indexes: [{ documentId: 1 }, { organizationId: 1 }, { organizationId: 1, documentId: 1, createdAt: 1, _id: 1 }] } as const
 
 export const signaturesProjection = defineProjection({
   name: 'signatures',

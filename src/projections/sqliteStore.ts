@@ -72,6 +72,18 @@ class PageIterator<T> implements AsyncIterator<T> {
   }
 }
 
+/** How a query reads, for diagnostics and for the tests that keep each list on an index. */
+export interface QueryExplanation {
+  /** SQL selects exactly the matching documents (skip, limit and counts go to SQL). */
+  exact: boolean
+  /** Every match is gathered and sorted in JavaScript (a sort on a field SQL cannot order exactly). */
+  sortedInJavaScript: boolean
+  /** EXPLAIN QUERY PLAN of a page's query (empty when JavaScript sorts). */
+  find: string[]
+  /** EXPLAIN QUERY PLAN of the count (empty when the count tests documents in JavaScript). */
+  count: string[]
+}
+
 interface Plan {
   push: Pushdown
   /** SQL order (empty: rowid), or null when JavaScript sorts. */
@@ -176,6 +188,19 @@ class SqliteCollection<T extends ReadDocument> implements ReadCollection<T> {
     return doomed.length
   }
 
+  /** How `find` and `count` read for this filter and these options (see SqliteReadStore.explainQuery). */
+  explain(filter: Filter, options: FindOptions = {}): QueryExplanation {
+    const table = this.table()
+    this.store.flush(table)
+    const plan = this.plan(table, filter, options)
+    return {
+      exact: plan.push.exact,
+      sortedInJavaScript: plan.keys === null,
+      find: plan.keys === null ? [] : this.store.planOf(table, { push: plan.push, keys: plan.keys, scan: plan.scan }),
+      count: plan.push.exact ? this.store.countPlanOf(table, plan.push) : [],
+    }
+  }
+
   private plan(table: Table, filter: Filter, options: FindOptions): Plan {
     const column = (field: string) => table.column(field)
     const push = pushdown(filter, column)
@@ -251,6 +276,13 @@ export class SqliteReadStore implements ReadStore {
     const full = specOf(spec)
     this.table(full)
     return new SqliteCollection<T>(this, full)
+  }
+
+  /** How a query of a collection reads: whether SQL selects exactly, the plans of a page and of the count. */
+  explainQuery(spec: CollectionSpec | string, filter: Filter, options?: FindOptions): QueryExplanation {
+    const full = specOf(spec)
+    this.table(full)
+    return new SqliteCollection<ReadDocument>(this, full).explain(filter, options)
   }
 
   /** The collection's table, created (with its indexes) on first use and after a drop. */
@@ -348,15 +380,32 @@ export class SqliteReadStore implements ReadStore {
     return this.explain(this.select(table, push.where, keys, false), [...push.params, 1, 0]).sorts
   }
 
-  /** Counts the rows of an exact pushdown, by a table scan when the index SQLite picks would look up a large part of the table. */
+  /** Counts the rows of an exact pushdown. */
   count(table: Table, push: Pushdown): number {
+    return Number(this.statement(this.countSql(table, push)).pluck().get(...push.params))
+  }
+
+  /** The count's SQL: by a table scan when the index SQLite picks would look up a large part of the table. */
+  private countSql(table: Table, push: Pushdown): string {
     const sql = `SELECT count(*) FROM ${table.identifier} WHERE ${push.where}`
     const { index, covering } = this.explain(sql, push.params)
     // An index holding every field filtered on counts without reading a row.
-    if (index !== undefined && !covering && this.prefersScan(table, push, index)) {
-      return Number(this.statement(`SELECT count(*) FROM ${table.identifier} NOT INDEXED WHERE ${push.where}`).pluck().get(...push.params))
-    }
-    return Number(this.statement(sql).pluck().get(...push.params))
+    if (index !== undefined && !covering && this.prefersScan(table, push, index)) return `SELECT count(*) FROM ${table.identifier} NOT INDEXED WHERE ${push.where}`
+    return sql
+  }
+
+  /** EXPLAIN QUERY PLAN of a page's query. */
+  planOf(table: Table, { push, keys, scan }: { push: Pushdown; keys: readonly OrderKey[]; scan: boolean }): string[] {
+    return this.planSteps(this.select(table, push.where, keys, scan), [...push.params, 1, 0])
+  }
+
+  /** EXPLAIN QUERY PLAN of a count. */
+  countPlanOf(table: Table, push: Pushdown): string[] {
+    return this.planSteps(this.countSql(table, push), push.params)
+  }
+
+  private planSteps(sql: string, params: unknown[]): string[] {
+    return (this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map((step) => step.detail)
   }
 
   /**
@@ -394,7 +443,7 @@ export class SqliteReadStore implements ReadStore {
   private explain(sql: string, params: unknown[]): QueryPlan {
     let plan = this.plans.get(sql)
     if (plan === undefined) {
-      const steps = (this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map((step) => step.detail)
+      const steps = this.planSteps(sql, params)
       plan = {
         index: steps.map((detail) => /USING (?:COVERING )?INDEX (\S+)/.exec(detail)?.[1]).find((name) => name !== undefined),
         covering: steps.some((detail) => detail.includes('USING COVERING INDEX')),

@@ -23,7 +23,11 @@ const withOutcome = (doc: WebhookSendDoc, outcome: Outcome, position: number): W
   startedAt: doc.startedAt, completedAt: outcome.completedAt, _position: position,
 })
 
-const collection = { name: 'webhook_sends', indexes: [{ organizationId: 1 }, { webhookId: 1 }, { creditId: 1 }, { status: 1 }] } as const
+const collection = {
+  name: 'webhook_sends',
+  // A webhook's log is read newest first, a page at a time.
+  indexes: [{ organizationId: 1 }, { webhookId: 1 }, { creditId: 1 }, { status: 1 }, { organizationId: 1, webhookId: 1, startedAt: -1, _id: -1 }],
+} as const
 
 export const webhookSendsProjection = defineProjection({
   name: 'webhookSends',

@@ -14,7 +14,7 @@ export interface WebhookDoc {
   archivedAt: string | null
 }
 
-const collection = { name: 'webhooks', indexes: [{ organizationId: 1 }] } as const
+const collection = { name: 'webhooks', indexes: [{ organizationId: 1, createdAt: 1, _id: 1 }] } as const
 
 export const webhooksProjection = defineProjection({
   name: 'webhooks',
