@@ -26,10 +26,10 @@ export interface ProfileDoc {
   updatedAt: string
 }
 
-// The list's order (newest first, then by id) is an index of its own after the organization, so MongoDB and SQLite read a page without sorting every profile.
+// The list's order (newest first, then by id) after the organization, alone and within one owner, and its totals by type the
+// same two ways: MongoDB and SQLite read a page and its total from an index instead of sorting or counting every profile.
 const collection = {
   name: 'profiles',
-  // The list's order, alone and within one owner; its totals by type, alone and within one owner.
   indexes: [{ organizationId: 1, createdAt: -1, _id: -1 }, { ownerId: 1 }, { sharedWith: 1 }, { organizationId: 1, ownerId: 1, createdAt: -1, _id: -1 },
     { organizationId: 1, type: 1 }, { organizationId: 1, ownerId: 1, type: 1 }],
 } as const
