@@ -40,12 +40,20 @@ const singleKey = (doc: object, field: string): Key | null | undefined => {
  */
 class EqualityIndex {
   private readonly entries = new Map<Key, Set<string>>()
+  /**
+   * Whether an entry holds exactly the documents an equality on this field
+   * matches: a one-step field no document has held an array at (MongoDB does
+   * not match an element of an array nested in an array, which the index
+   * flattens into candidates all the same).
+   */
+  exact: boolean
   private readonly parts: readonly string[]
   /** The field when the path has one step (the common case, read without building arrays). */
   private readonly single: string | undefined
   constructor(readonly field: string) {
     this.parts = field.split('.')
     this.single = this.parts.length === 1 ? field : undefined
+    this.exact = this.single !== undefined
   }
   add(doc: ReadDocument): void {
     if (this.single !== undefined) {
@@ -53,6 +61,7 @@ class EqualityIndex {
       if (key === null) return
       if (key !== undefined) return this.addKey(key, doc._id)
     }
+    this.exact = false
     const keys = keysAt(doc, this.parts)
     for (const value of keys.length > 1 ? new Set(keys) : keys) this.addKey(value, doc._id)
   }
@@ -91,6 +100,7 @@ class EqualityIndex {
   }
   clear(): void {
     this.entries.clear()
+    this.exact = this.single !== undefined
   }
 }
 
@@ -99,16 +109,15 @@ interface Equality {
   field: string
   value: Key
   ids: ReadonlySet<string>
+  /** The ids are exactly the documents the equality matches (see EqualityIndex.exact). */
+  exact: boolean
 }
 
 class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   private readonly docs = new Map<string, T>()
   private readonly indexes: EqualityIndex[]
-  /**
-   * Sort orders built on demand, by prefix field and sort (null: a document
-   * holds a value the order cannot place, so queries sort their matches).
-   */
-  private readonly ordered = new Map<string, OrderedIndex<T> | null>()
+  /** Sort orders kept for the groups queries read, by prefix field and sort. */
+  private readonly ordered = new Map<string, OrderedIndex<T>>()
   /** Counts by combinations of fields, built on demand like the orders (null: a document holds a value they cannot count). */
   private readonly composites = new Map<string, CompositeCount<T> | null>()
 
@@ -179,10 +188,10 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   async count(filter: Filter = {}): Promise<number> {
     const fields = Object.keys(filter)
     if (fields.length === 0) return this.docs.size
-    // One indexed equality alone: its index holds exactly the matching ids (arrays included, as MongoDB matches them).
+    // One indexed equality alone, on a field no document has held an array at: its entry holds exactly the matching ids.
     if (fields.length === 1) {
       const equality = this.narrowestEquality(filter)
-      if (equality !== undefined) return equality.ids.size
+      if (equality?.exact === true) return equality.ids.size
     }
     const counted = this.countedByComposite(filter, fields)
     if (counted !== undefined) return counted
@@ -203,9 +212,7 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
 
   store(doc: T, previous: T | null = this.docs.get(doc._id) ?? null): void {
     this.docs.set(doc._id, doc)
-    if (this.ordered.size > 0) {
-      for (const [name, order] of this.ordered) if (order !== null && !order.store(doc, previous)) this.ordered.set(name, null)
-    }
+    if (this.ordered.size > 0) for (const order of this.ordered.values()) order.store(doc, previous)
     if (this.composites.size > 0) {
       for (const [name, counts] of this.composites) if (counts !== null && !counts.store(doc, previous)) this.composites.set(name, null)
     }
@@ -227,7 +234,7 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
     const previous = this.docs.get(id)
     if (previous === undefined) return
     for (const index of this.indexes) index.remove(previous)
-    for (const order of this.ordered.values()) order?.remove(previous)
+    for (const order of this.ordered.values()) order.remove(previous)
     for (const counts of this.composites.values()) counts?.delete(previous)
     this.docs.delete(id)
   }
@@ -307,7 +314,24 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
     const equality = this.narrowestEquality(filter)
     if ((equality?.ids.size ?? this.docs.size) < this.orderedFrom) return undefined
     if (equality !== undefined && equality.field.includes('.')) return undefined
-    return this.orderedIndex(equality?.field ?? null, keys)?.inOrder(equality?.value)
+    const order = this.orderedIndex(equality?.field ?? null, keys)
+    return order.inOrder(equality?.value, () => this.membersOf(equality)) ?? undefined
+  }
+
+  /**
+   * The documents holding an equality's value (every document without one),
+   * for building an order: read in place when they are much of the collection
+   * (a million id lookups cost more than walking the documents), by id
+   * otherwise. Documents holding an array at the field are handed over too,
+   * so the order sees them and gives up.
+   */
+  private *membersOf(equality: Equality | undefined): Iterable<T> {
+    if (equality === undefined) return yield* this.docs.values()
+    if (equality.ids.size * 4 < this.docs.size) return yield* this.resolve(equality.ids)
+    for (const doc of this.docs.values()) {
+      const value: unknown = Reflect.get(doc, equality.field)
+      if (value === equality.value || Array.isArray(value)) yield doc
+    }
   }
 
   /**
@@ -329,11 +353,11 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
     return counts?.count(filter)
   }
 
-  private orderedIndex(prefix: string | null, keys: SortKeys): OrderedIndex<T> | null {
+  private orderedIndex(prefix: string | null, keys: SortKeys): OrderedIndex<T> {
     const name = JSON.stringify([prefix, keys])
     let order = this.ordered.get(name)
     if (order === undefined) {
-      order = OrderedIndex.build(prefix, keys, this.docs.values())
+      order = new OrderedIndex<T>(prefix, keys)
       this.ordered.set(name, order)
     }
     return order
@@ -358,7 +382,7 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
       const value = filter[index.field]
       if (!isKey(value)) continue
       const ids = index.lookup(value)
-      if (narrowest === undefined || ids.size < narrowest.ids.size) narrowest = { field: index.field, value, ids }
+      if (narrowest === undefined || ids.size < narrowest.ids.size) narrowest = { field: index.field, value, ids, exact: index.exact }
     }
     return narrowest
   }

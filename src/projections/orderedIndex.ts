@@ -27,21 +27,30 @@ export const totalOrder = (sort: Sort): SortKeys | null => {
   return keys
 }
 
-/** Whether a value can be placed by `comparePrimitives` exactly as MongoDB orders it (objects and arrays cannot). */
-const placeable = (value: unknown): boolean => value === null || typeof value !== 'object'
+/**
+ * Whether a value can be placed by `comparePrimitives` exactly as MongoDB orders it: not objects or arrays, and only
+ * finite numbers (the difference of two infinities is NaN, which would corrupt a tree; JSON never holds them anyway).
+ */
+const placeable = (value: unknown): boolean =>
+  typeof value === 'number' ? Number.isFinite(value) : value === null || typeof value !== 'object'
 
 /**
- * The documents of a collection kept in one sort's order, grouped by their
- * value of one field (or in one group), so a page of a large collection is
- * read from its start instead of sorting every match for every page. Keys are
- * the documents themselves: the store replaces a document by a new object and
- * never edits a stored one, so an old version still compares as it was stored.
+ * The documents of a collection kept in one sort's order, by their value of
+ * one field (or all in one group), so a page of a large group is read from its
+ * start instead of sorting every match for every page. A group's tree (a B+
+ * tree from sorted-btree) is built the first time a query reads that group,
+ * from the group's documents the caller hands over, and kept with every write
+ * to the group after; groups never read cost nothing. Keys are the documents
+ * themselves: the store replaces a document by a new object and never edits a
+ * stored one, so an old version still compares as it was stored.
  */
 export class OrderedIndex<T extends ReadDocument> {
   private readonly groups = new Map<Key, Tree<T>>()
   private readonly compare: (a: T, b: T) => number
+  /** False once a document held a value this order cannot place: queries then sort their matches. */
+  usable = true
 
-  private constructor(readonly prefix: string | null, readonly keys: SortKeys) {
+  constructor(readonly prefix: string | null, readonly keys: SortKeys) {
     this.compare = (a, b) => {
       for (const [field, direction] of keys) {
         const order = comparePrimitives(Reflect.get(a, field), Reflect.get(b, field))
@@ -51,29 +60,11 @@ export class OrderedIndex<T extends ReadDocument> {
     }
   }
 
-  /** The index over `docs`, or null when one of them holds a value it cannot place. */
-  static build<T extends ReadDocument>(prefix: string | null, keys: SortKeys, docs: Iterable<T>): OrderedIndex<T> | null {
-    const index = new OrderedIndex<T>(prefix, keys)
-    const grouped = new Map<Key, T[]>()
-    for (const doc of docs) {
-      const group = index.groupOf(doc)
-      if (group === undefined) return null
-      if (group === null) continue
-      const members = grouped.get(group)
-      if (members === undefined) grouped.set(group, [doc])
-      else members.push(doc)
-    }
-    for (const [group, members] of grouped) {
-      members.sort(index.compare)
-      index.groups.set(group, bulkLoad(members, new Array<undefined>(members.length), nodeSize, index.compare))
-    }
-    return index
-  }
-
   /**
    * The group a document belongs to: null when it has no scalar at the prefix
    * (no equality on a scalar can match it), undefined when it holds something
-   * this index cannot place (an array or object at the prefix or a sort key).
+   * this order cannot place (an array or object at the prefix, or at a sort key
+   * a value `placeable` refuses).
    */
   private groupOf(doc: T): Key | null | undefined {
     for (const [field] of this.keys) if (!placeable(Reflect.get(doc, field))) return undefined
@@ -83,27 +74,23 @@ export class OrderedIndex<T extends ReadDocument> {
     return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : undefined
   }
 
-  /** Keeps a stored (replaced) document in place; false when it cannot be placed and the index must go. */
-  store(doc: T, previous: T | null): boolean {
+  /** Keeps a stored (replaced) document in its group's order, when that group has been read. */
+  store(doc: T, previous: T | null): void {
+    if (!this.usable) return
     const group = this.groupOf(doc)
-    if (group === undefined) return false
+    if (group === undefined) {
+      this.discard()
+      return
+    }
     if (previous !== null) {
-      const before = this.groupOf(previous)
       // Same group and same order: the entry is overwritten in place so the tree holds the current object.
-      if (before === group && this.compare(previous, doc) === 0) {
+      if (this.groupOf(previous) === group && this.compare(previous, doc) === 0) {
         if (group !== null) this.groups.get(group)?.set(doc, undefined, true)
-        return true
+        return
       }
       this.remove(previous)
     }
-    if (group === null) return true
-    let tree = this.groups.get(group)
-    if (tree === undefined) {
-      tree = new sortedBtree.default<T, undefined>(undefined, this.compare, nodeSize)
-      this.groups.set(group, tree)
-    }
-    tree.set(doc, undefined)
-    return true
+    if (group !== null) this.groups.get(group)?.set(doc, undefined)
   }
 
   remove(doc: T): void {
@@ -112,12 +99,36 @@ export class OrderedIndex<T extends ReadDocument> {
     const tree = this.groups.get(group)
     if (tree === undefined) return
     tree.delete(doc)
+    // An emptied group is built again, from its documents then, when next read.
     if (tree.size === 0) this.groups.delete(group)
   }
 
-  /** The documents whose prefix field equals `value` (every one without a prefix), in the sort's order. */
-  inOrder(value: Key | undefined): Iterable<T> {
-    const tree = this.groups.get(this.prefix === null ? '' : value ?? '')
-    return tree === undefined ? [] : tree.keys()
+  /**
+   * The documents of the group holding `value` at the prefix (`undefined`:
+   * the one group of an order without a prefix), in the sort's order; null
+   * when one of them cannot be placed (the order is then given up).
+   * `members` answers the group's documents (every one holding the value)
+   * for the first read.
+   */
+  inOrder(value: Key | undefined, members: () => Iterable<T>): Iterable<T> | null {
+    if (!this.usable) return null
+    const group = this.prefix === null ? '' : value ?? ''
+    let tree = this.groups.get(group)
+    if (tree === undefined) {
+      const docs = [...members()]
+      if (docs.some((doc) => this.groupOf(doc) !== group)) {
+        this.discard()
+        return null
+      }
+      docs.sort(this.compare)
+      tree = bulkLoad(docs, new Array<undefined>(docs.length), nodeSize, this.compare)
+      this.groups.set(group, tree)
+    }
+    return tree.keys()
+  }
+
+  private discard(): void {
+    this.usable = false
+    this.groups.clear()
   }
 }

@@ -123,6 +123,50 @@ t.test('counts of several equalities stay right once a document holds an array w
   t.equal(await orders.count({ organizationId: 'org', status: Number.NaN }), 0)
 })
 
+t.test('a count of one equality does not take an element of a nested array, as MongoDB does not', async (t) => {
+  const orders = new MemoryReadStore().collection<Omit<Order, 'organizationId'> & { organizationId: string | string[][] }>(spec)
+  await orders.put({ _id: 'a', organizationId: 'org', status: 'open', amount: 1 })
+  await orders.put({ _id: 'b', organizationId: [['org']], status: 'open', amount: 1 })
+  t.same((await orders.find({ organizationId: 'org' })).map((d) => d._id), ['a'])
+  t.equal(await orders.count({ organizationId: 'org' }), 1)
+})
+
+t.test('infinite and NaN amounts in a sorted field never corrupt the kept order', async (t) => {
+  const store = new MemoryReadStore({ orderedFrom: 0 })
+  const orders = store.collection<Order>(spec)
+  const sort: Sort = { amount: 1, _id: 1 }
+  for (let i = 0; i < 30; i++) await orders.put({ _id: `d${i}`, organizationId: 'org', status: 'open', amount: i })
+  t.same((await orders.find({ organizationId: 'org' }, { sort, limit: 3 })).map((d) => d._id), ['d0', 'd1', 'd2'], 'the order is kept')
+  for (const [i, amount] of [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, Number.NaN].entries()) {
+    await orders.put({ _id: `x${i}`, organizationId: 'org', status: 'open', amount })
+  }
+  await orders.delete('x1')
+  await orders.put({ _id: 'd3', organizationId: 'org', status: 'open', amount: 300 })
+  const found = (await orders.find({ organizationId: 'org' }, { sort })).map((d) => d._id)
+  t.same([...found].sort(), [...Array.from({ length: 30 }, (_, i) => `d${i}`), 'x0', 'x2', 'x3'].sort(), 'each document once, the deleted one gone')
+  t.ok(found.indexOf('d3') > found.indexOf('d29'), 'a replaced document is found where its new value puts it')
+})
+
+t.test('orders are built for the groups queries read: a group written to before it is first read is read whole', async (t) => {
+  const store = new MemoryReadStore({ orderedFrom: 0 })
+  const orders = store.collection<Order>(spec)
+  const sort: Sort = { createdAt: -1, _id: -1 }
+  const page = async (org: string) => (await orders.find({ organizationId: org }, { sort })).map((d) => d._id)
+  await orders.put({ _id: 'a1', organizationId: 'org-a', status: 'open', createdAt: '2026-01-01', amount: 1 })
+  t.same(await page('org-a'), ['a1'])
+  await orders.put({ _id: 'b1', organizationId: 'org-b', status: 'open', createdAt: '2026-01-02', amount: 1 })
+  await orders.put({ _id: 'b2', organizationId: 'org-b', status: 'open', createdAt: '2026-01-01', amount: 1 })
+  await orders.put({ _id: 'a2', organizationId: 'org-a', status: 'open', createdAt: '2026-01-03', amount: 1 })
+  t.same(await page('org-b'), ['b1', 'b2'], 'a group first read after its writes')
+  t.same(await page('org-a'), ['a2', 'a1'], 'a group read before keeps up with its writes')
+  await orders.put({ _id: 'a1', organizationId: 'org-b', status: 'open', createdAt: '2026-01-05', amount: 1 })
+  await orders.delete('a2')
+  t.same(await page('org-a'), [], 'a group emptied')
+  t.same(await page('org-b'), ['a1', 'b1', 'b2'], 'a document moved into a group already read')
+  await orders.put({ _id: 'a3', organizationId: 'org-a', status: 'open', createdAt: '2026-01-04', amount: 1 })
+  t.same(await page('org-a'), ['a3'], 'an emptied group filled again')
+})
+
 t.test('a rebuild that empties the store forgets its kept orders and builds them again from what it holds', async (t) => {
   const store = new MemoryReadStore({ orderedFrom: 0 })
   const orders = store.collection<Order>(spec)
