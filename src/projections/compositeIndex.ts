@@ -1,32 +1,28 @@
 import type { ReadDocument } from './readStore.js'
-
-type Key = string | number | boolean
-
-/** Values JSON keeps apart exactly as MongoDB's equality does (not NaN or the infinities, which JSON writes as null). */
-const isKey = (value: unknown): value is Key =>
-  typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))
+import { isKey, type Key } from './scalarKey.js'
 
 /**
  * How many documents hold each combination of values of several one-step
  * fields, so a count of equalities on all of them (a list's total under a
  * filter) is read instead of testing every document of the organization.
- * Only scalars and missing values are counted: a document holding an array
- * or object at one of the fields (which MongoDB matches element by element)
- * makes the index unusable.
+ * Only keys and missing values are counted: a document holding an array or
+ * object at one of the fields (which MongoDB matches element by element)
+ * makes the counts unusable, as an order is given up (orderedIndex.ts).
  */
 export class CompositeCount<T extends ReadDocument> {
   private readonly counts = new Map<string, number>()
+  /** False once a document held a value these counts cannot key: totals are then counted by testing. */
+  usable = true
 
-  private constructor(readonly fields: readonly string[]) {}
-
-  /** The index over `docs`, or null when one of them holds a value it cannot count. */
-  static build<T extends ReadDocument>(fields: readonly string[], docs: Iterable<T>): CompositeCount<T> | null {
-    const index = new CompositeCount<T>(fields)
-    for (const doc of docs) if (!index.add(doc)) return null
-    return index
+  /** Counts `docs`, the collection's documents when first asked. */
+  constructor(readonly fields: readonly string[], docs: Iterable<T>) {
+    for (const doc of docs) {
+      this.add(doc)
+      if (!this.usable) return
+    }
   }
 
-  /** The key of a filter's or document's values (null: a value that is not a scalar; missing counts as null). */
+  /** The key of a filter's or document's values (null: a value that is not a key; missing counts as null). */
   private keyOf(values: (field: string) => unknown): string | null {
     const key: Array<Key | null> = []
     for (const field of this.fields) {
@@ -38,14 +34,25 @@ export class CompositeCount<T extends ReadDocument> {
     return JSON.stringify(key)
   }
 
-  private add(doc: T): boolean {
+  private add(doc: T): void {
     const key = this.keyOf((field) => Reflect.get(doc, field))
-    if (key === null) return false
+    if (key === null) {
+      this.usable = false
+      this.counts.clear()
+      return
+    }
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1)
-    return true
   }
 
-  private remove(doc: T): void {
+  /** Counts a stored (replaced) document. */
+  store(doc: T, previous: T | null): void {
+    if (!this.usable) return
+    if (previous !== null) this.remove(previous)
+    this.add(doc)
+  }
+
+  remove(doc: T): void {
+    if (!this.usable) return
     const key = this.keyOf((field) => Reflect.get(doc, field))
     if (key === null) return
     const left = (this.counts.get(key) ?? 0) - 1
@@ -53,18 +60,9 @@ export class CompositeCount<T extends ReadDocument> {
     else this.counts.delete(key)
   }
 
-  /** Counts a stored (replaced) document; false when it cannot be counted and the index must go. */
-  store(doc: T, previous: T | null): boolean {
-    if (previous !== null) this.remove(previous)
-    return this.add(doc)
-  }
-
-  delete(doc: T): void {
-    this.remove(doc)
-  }
-
-  /** How many documents hold exactly the filter's values (undefined: a value this index does not key, to be counted by testing). */
+  /** How many documents hold exactly the filter's values (undefined: counted by testing). */
   count(filter: Record<string, unknown>): number | undefined {
+    if (!this.usable) return undefined
     const key = this.keyOf((field) => filter[field])
     return key === null ? undefined : this.counts.get(key) ?? 0
   }

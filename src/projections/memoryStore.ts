@@ -2,12 +2,9 @@ import { documentMatcher, sortDocuments } from './documentQuery.js'
 import { deepFreeze } from '../shared/freeze.js'
 import { CompositeCount } from './compositeIndex.js'
 import { OrderedIndex, totalOrder, type SortKeys } from './orderedIndex.js'
+import { isKey, type Key } from './scalarKey.js'
 import { specOf, type CollectionSpec, type Filter, type FindOptions, type InProcessAccess, type ReadCollection, type ReadDocument, type ReadStore, type Sort } from './readStore.js'
 
-type Key = string | number | boolean
-
-const isKey = (value: unknown): value is Key =>
-  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
 
 /**
  * The scalar values an equality on `field` can match, as MongoDB's multikey
@@ -118,8 +115,8 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   private readonly indexes: EqualityIndex[]
   /** Sort orders kept for the groups queries read, by prefix field and sort. */
   private readonly ordered = new Map<string, OrderedIndex<T>>()
-  /** Counts by combinations of fields, built on demand like the orders (null: a document holds a value they cannot count). */
-  private readonly composites = new Map<string, CompositeCount<T> | null>()
+  /** Counts by combinations of fields, built on demand like the orders. */
+  private readonly composites = new Map<string, CompositeCount<T>>()
 
   /** @param orderedFrom how many candidates a sorted query must have before it reads them from an ordered index instead of sorting them */
   constructor(readonly spec: CollectionSpec, private readonly orderedFrom: number) {
@@ -213,9 +210,7 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
   store(doc: T, previous: T | null = this.docs.get(doc._id) ?? null): void {
     this.docs.set(doc._id, doc)
     if (this.ordered.size > 0) for (const order of this.ordered.values()) order.store(doc, previous)
-    if (this.composites.size > 0) {
-      for (const [name, counts] of this.composites) if (counts !== null && !counts.store(doc, previous)) this.composites.set(name, null)
-    }
+    if (this.composites.size > 0) for (const counts of this.composites.values()) counts.store(doc, previous)
     // An index entry moves only when its value changes: a stream iterating an index meanwhile neither repeats nor skips the document.
     for (const index of this.indexes) {
       if (previous === null) index.add(doc)
@@ -235,7 +230,7 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
     if (previous === undefined) return
     for (const index of this.indexes) index.remove(previous)
     for (const order of this.ordered.values()) order.remove(previous)
-    for (const counts of this.composites.values()) counts?.delete(previous)
+    for (const counts of this.composites.values()) counts.remove(previous)
     this.docs.delete(id)
   }
 
@@ -347,10 +342,10 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
     const name = sorted.join('\u0000')
     let counts = this.composites.get(name)
     if (counts === undefined) {
-      counts = CompositeCount.build(sorted, this.docs.values())
+      counts = new CompositeCount<T>(sorted, this.docs.values())
       this.composites.set(name, counts)
     }
-    return counts?.count(filter)
+    return counts.count(filter)
   }
 
   private orderedIndex(prefix: string | null, keys: SortKeys): OrderedIndex<T> {

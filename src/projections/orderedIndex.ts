@@ -2,8 +2,8 @@ import sortedBtree from 'sorted-btree'
 import { bulkLoad } from 'sorted-btree/extended/bulkLoad.js'
 import { comparePrimitives } from './documentQuery.js'
 import type { ReadDocument, Sort } from './readStore.js'
+import { isKey, type Key } from './scalarKey.js'
 
-type Key = string | number | boolean
 type Tree<T> = sortedBtree.default<T, undefined>
 export type SortKeys = ReadonlyArray<readonly [field: string, direction: 1 | -1]>
 
@@ -27,12 +27,8 @@ export const totalOrder = (sort: Sort): SortKeys | null => {
   return keys
 }
 
-/**
- * Whether a value can be placed by `comparePrimitives` exactly as MongoDB orders it: not objects or arrays, and only
- * finite numbers (the difference of two infinities is NaN, which would corrupt a tree; JSON never holds them anyway).
- */
-const placeable = (value: unknown): boolean =>
-  typeof value === 'number' ? Number.isFinite(value) : value === null || typeof value !== 'object'
+/** Whether `comparePrimitives` places a value exactly as MongoDB orders it: a key, null or nothing (not objects, arrays or non-finite numbers). */
+const placeable = (value: unknown): boolean => value === undefined || value === null || isKey(value)
 
 /**
  * The documents of a collection kept in one sort's order, by their value of
@@ -71,7 +67,7 @@ export class OrderedIndex<T extends ReadDocument> {
     if (this.prefix === null) return ''
     const value: unknown = Reflect.get(doc, this.prefix)
     if (value === undefined || value === null) return null
-    return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : undefined
+    return isKey(value) ? value : undefined
   }
 
   /** Keeps a stored (replaced) document in its group's order, when that group has been read. */
