@@ -216,18 +216,28 @@ export const pumpExports = async (services: Services): Promise<void> => {
  * Running jobs with no heartbeat for EXPORTS_STALE_AFTER_SECONDS lost their
  * runner (crash, killed instance): they are queued again, or failed once they
  * have run EXPORTS_MAX_ATTEMPTS times. Then queued jobs are claimed.
+ *
+ * `atStart` on the embedded log: DATA_DIR's lock makes this process the only
+ * one appending to it, so a job another runner holds cannot exist and every
+ * running job this process has not claimed was cut off by a crash; waiting
+ * for its heartbeat to go stale would only leave it `running` for minutes.
+ * On EventStoreDB other instances' runners may hold jobs, so the heartbeat
+ * rule applies at start too.
  */
-export const recoverExports = async (services: Services): Promise<void> => {
+export const recoverExports = async (services: Services, options: { atStart?: boolean } = {}): Promise<void> => {
   const { config, exports: { workers } } = services
   const now = services.clock.now()
+  const soleRunner = options.atStart === true && config.eventStoreUrl === undefined
   const before = new Date(now.getTime() - config.exportsStaleAfterSeconds * 1000).toISOString()
+  const candidates = soleRunner ? services.queries.exportJobs.running() : services.queries.exportJobs.stale(before)
   const stale: ExportJobDoc[] = []
-  for await (const job of services.queries.exportJobs.stale(before)) if (!workers.active.has(job._id)) stale.push(job)
+  for await (const job of candidates) if (!workers.active.has(job._id)) stale.push(job)
   for (const job of stale) {
     if (job.attemptId === null) continue
+    const lastSign = job.heartbeatAt ?? job.startedAt ?? job.requestedAt
     await services.execute(exportAggregate, job._id, {
       type: 'InterruptExport', attemptId: job.attemptId, maxAttempts: config.exportsMaxAttempts, now: now.toISOString(),
-      reason: `its runner stopped: no heartbeat since ${job.heartbeatAt ?? job.startedAt ?? job.requestedAt}`,
+      reason: soleRunner ? `the service restarted while it ran (last heartbeat ${lastSign})` : `its runner stopped: no heartbeat since ${lastSign}`,
     }, systemContext(job.organizationId, job._id))
   }
   await pumpExports(services)
@@ -238,5 +248,5 @@ export const exportRunnerProcess = defineProcess<Services, 'ExportRequested' | '
   name: 'exportRunner',
   handles: ['ExportRequested', 'ExportInterrupted'],
   handle: (_event, services) => pumpExports(services),
-  recover: (services) => recoverExports(services),
+  recover: (services) => recoverExports(services, { atStart: true }),
 })

@@ -131,6 +131,8 @@ export const exportJobQueries = (store: ReadStore) => {
       docs.find({ status: 'queued', _id: { $nin: [...excluding] } }, { sort: { requestedAt: 1, _id: 1 }, limit }),
     /** Running jobs whose last heartbeat is older than `before`. */
     stale: (before: string) => docs.stream({ status: 'running', heartbeatAt: { $lt: before } }),
+    /** Every running job, whatever its heartbeat. */
+    running: () => docs.stream({ status: 'running' }),
     /** Done jobs whose retention has passed and whose expiry is not recorded yet. */
     dueForExpiry: (now: string) => docs.stream({ status: 'done', expiredAt: null, expiresAt: { $lte: now } }),
     /** The organization's jobs of these types changed after a global position, oldest change first (SSE catch-up). */
