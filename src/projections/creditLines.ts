@@ -24,12 +24,15 @@ const organizationStates = { name: 'credit_line_organizations' } as const
 
 const collection = {
   name: 'credit_lines',
-  indexes: [{ organizationId: 1 }, { active: 1, currency: 1 }, { jurisdictionCode: 1 }, { organizationId: 1, createdAt: 1, _id: 1 }],
+  // The marketplace's order leads with its two booleans. An index led by `active` alone (`{active, currency}` before
+  // version 3) was taken by SQLite, which has no statistics, over the organization's for an organization's active lines.
+  indexes: [{ organizationId: 1 }, { jurisdictionCode: 1 }, { organizationId: 1, createdAt: 1, _id: 1 }, { organizationActive: 1, active: 1, createdAt: 1, _id: 1 }],
 } as const
 
 export const creditLinesProjection = defineProjection({
   name: 'creditLines',
-  version: 2,
+  // 3: the same documents; the rebuild drops the superseded `{active, currency}` index from persistent stores.
+  version: 3,
   handles: ['CreditLineCreated', 'CreditLineUpdated', 'OrganizationDeactivated', 'OrganizationActivated'],
   collections: [collection, organizationStates],
   async project(store, event, position) {

@@ -1,13 +1,15 @@
 import type { Filter, Sort } from './readStore.js'
+import { isSqlScalar, sqlValue, type SqlValue } from './sqliteTables.js'
 
 /**
  * What part of a MongoDB filter or sort the SQLite read store can hand to
- * SQL. Only "plain" fields are pushed down: indexed fields, kept in a column
- * of their own beside the document, on which every stored document holds a
- * string, a number, null or nothing (the store keeps that flag per field,
- * like MongoDB's multikey flag; an array, an object or a boolean there would
- * compare differently in SQL). On those, SQLite's order (NULL, numbers, then
- * text by UTF-8 bytes) is MongoDB's.
+ * SQL. Only indexed fields are pushed down, by their kind in the collection
+ * (sqliteTables.ts): a plain field, on which every stored document holds a
+ * string, a number, a boolean, null or nothing, by its own column (booleans
+ * as one-byte BLOBs: SQLite's order of NULL, numbers, text by UTF-8 bytes,
+ * then BLOBs is MongoDB's); a multikey field, which also holds arrays of
+ * those, by its element rows, for equality, `$in` and `$ne` (as MongoDB
+ * matches any element). `$or` goes to SQL when every branch does.
  *
  * A pushed-down condition never drops a matching document; `exact` says it
  * also selects no other, so counts, skip and limit may be done in SQL. The
@@ -23,6 +25,14 @@ export interface Pushdown {
 
 /** The SQL column of a plain field (`_id` for the key), or null when the field is not plain in the collection queried. */
 export type PlainColumn = (field: string) => string | null
+
+/** How a collection's fields are kept: a column for plain fields, element rows for multikey ones. */
+export interface Columns {
+  column: PlainColumn
+  multikey(field: string): boolean
+  /** The element table (path, value, rid: the document's rowid). */
+  readonly elementsIdentifier: string
+}
 
 interface Term {
   sql: string
@@ -46,25 +56,36 @@ const isStringOrNumber = (value: unknown): value is string | number => typeof va
 
 /**
  * Ranges in MongoDB compare values of the bound's type only. SQLite orders
- * NULL < numbers < text, so a text bound from below and a number bound from
- * above need no guard; the other two get a guard that keeps the other type out.
+ * NULL < numbers < text < BLOBs (booleans), so a number bound from above and
+ * a text bound from below each need a guard keeping the other types out.
  */
 const rangeTerm = (expression: string, operator: string, bound: string | number): Term => {
   const sign = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' }[operator] ?? '='
   const above = operator === '$gt' || operator === '$gte'
   if (typeof bound === 'string' && !above) return { sql: `${expression} ${sign} ? AND ${expression} >= ''`, params: [bound] }
-  if (typeof bound === 'number' && above) return { sql: `${expression} ${sign} ? AND ${expression} < ''`, params: [bound] }
+  if (typeof bound === 'string') return { sql: `${expression} ${sign} ? AND ${expression} < x''`, params: [bound] }
+  if (above) return { sql: `${expression} ${sign} ? AND ${expression} < ''`, params: [bound] }
   return { sql: `${expression} ${sign} ?`, params: [bound] }
 }
 
-/** One operator on a plain field, or null when it is not translated exactly. */
+/** Scalars of an `$in`/`$nin` list as SQL holds them, or null when the list is empty or holds anything else (null included). */
+const inList = (operand: unknown): SqlValue[] | null => {
+  if (!Array.isArray(operand) || operand.length === 0 || !operand.every((v) => v !== null && isSqlScalar(v))) return null
+  return operand.map((v) => sqlValue(v) as SqlValue)
+}
+
+/** One operator on a plain field's column, or null when it is not translated exactly. */
 const operatorTerm = (expression: string, operator: string, operand: unknown): Term | null => {
   switch (operator) {
     case '$eq':
       return equalityTerm(expression, operand)
-    case '$in':
-      if (!Array.isArray(operand) || operand.length === 0 || !operand.every(isStringOrNumber)) return null
-      return { sql: `${expression} IN (${operand.map(() => '?').join(', ')})`, params: operand }
+    case '$ne':
+      // IS NOT treats NULL as a value: a missing or null field differs from any non-null operand, as in MongoDB.
+      return isSqlScalar(operand) ? { sql: `${expression} IS NOT ?`, params: [sqlValue(operand)] } : null
+    case '$in': {
+      const values = inList(operand)
+      return values === null ? null : { sql: `${expression} IN (${values.map(() => '?').join(', ')})`, params: values }
+    }
     case '$gt':
     case '$gte':
     case '$lt':
@@ -77,13 +98,37 @@ const operatorTerm = (expression: string, operator: string, operand: unknown): T
 
 const equalityTerm = (expression: string, operand: unknown): Term | null => {
   if (operand === null) return { sql: `${expression} IS NULL`, params: [] }
-  return isStringOrNumber(operand) ? { sql: `${expression} = ?`, params: [operand] } : null
+  return isSqlScalar(operand) ? { sql: `${expression} = ?`, params: [sqlValue(operand)] } : null
+}
+
+/** The documents some element of whose field matches: a rowid subquery on the element table. */
+const elementTerm = (columns: Columns, field: string, negated: boolean, value: string, params: unknown[]): Term => ({
+  sql: `rowid ${negated ? 'NOT IN' : 'IN'} (SELECT rid FROM ${columns.elementsIdentifier} WHERE path = ? AND ${value})`,
+  params: [field, ...params],
+})
+
+/** One operator on a multikey field (MongoDB matches a document when any element does; `$ne` when none does), or null. */
+const elementOperatorTerm = (columns: Columns, field: string, operator: string, operand: unknown): Term | null => {
+  switch (operator) {
+    case '$eq':
+    case '$ne': {
+      if (operand !== null && !isSqlScalar(operand)) return null
+      const negated = operator === '$ne'
+      return operand === null ? elementTerm(columns, field, negated, 'value IS NULL', []) : elementTerm(columns, field, negated, 'value = ?', [sqlValue(operand)])
+    }
+    case '$in': {
+      const values = inList(operand)
+      return values === null ? null : elementTerm(columns, field, false, `value IN (${values.map(() => '?').join(', ')})`, values)
+    }
+    default:
+      return null
+  }
 }
 
 /** The terms of one field's condition; `exact` false when some of it stays for the JavaScript check. */
-const fieldTerms = (expression: string, condition: unknown): { terms: Term[]; exact: boolean } => {
+const fieldTerms = (condition: unknown, translate: (operator: string, operand: unknown) => Term | null): { terms: Term[]; exact: boolean } => {
   if (!isPlainObject(condition)) {
-    const term = equalityTerm(expression, condition)
+    const term = translate('$eq', condition)
     return term === null ? { terms: [], exact: false } : { terms: [term], exact: true }
   }
   const entries = Object.entries(condition)
@@ -91,7 +136,7 @@ const fieldTerms = (expression: string, condition: unknown): { terms: Term[]; ex
   const terms: Term[] = []
   let exact = true
   for (const [operator, operand] of entries) {
-    const term = operatorTerm(expression, operator, operand)
+    const term = translate(operator, operand)
     if (term === null) exact = false
     else terms.push(term)
   }
@@ -102,28 +147,53 @@ const stringOperands = (condition: unknown): boolean =>
   typeof condition === 'string' ||
   (isPlainObject(condition) && Object.values(condition).every((v) => typeof v === 'string' || (Array.isArray(v) && v.every((e) => typeof e === 'string'))))
 
+/** An `$or` whose every branch SQL selects exactly, as one term; null otherwise (left to JavaScript). */
+const disjunction = (branches: unknown, columns: Columns): { term: FieldTerm | null } | null => {
+  if (!Array.isArray(branches) || branches.length === 0 || !branches.every(isPlainObject)) return null
+  const parts = branches.map((branch) => pushdown(branch, columns))
+  if (!parts.every((part) => part.exact)) return null
+  // A branch with no condition matches every document.
+  if (parts.some((part) => part.where === '1')) return { term: null }
+  return { term: { sql: parts.map((part) => `(${part.where})`).join(' OR '), params: parts.flatMap((part) => part.params), field: '$or' } }
+}
+
 /** Translates what it can of a filter into a WHERE clause (`1` when nothing). */
-export const pushdown = (filter: Filter, column: PlainColumn): Pushdown => {
+export const pushdown = (filter: Filter, columns: Columns): Pushdown => {
   const terms: FieldTerm[] = []
   let exact = true
   for (const [key, condition] of Object.entries(filter)) {
     if (key === '$and' && Array.isArray(condition) && condition.length > 0 && condition.every(isPlainObject)) {
       for (const part of condition) {
-        const inner = pushdown(part, column)
+        const inner = pushdown(part, columns)
         terms.push(...inner.terms)
         exact &&= inner.exact
       }
       continue
     }
-    const expression = key.startsWith('$') ? null : column(key)
-    // _id is a text column: only string operands mean the same in SQL (its affinity would turn 5 into '5').
-    if (expression === null || (key === '_id' && !stringOperands(condition))) {
+    if (key === '$or') {
+      const either = disjunction(condition, columns)
+      if (either === null) exact = false
+      else if (either.term !== null) terms.push(either.term)
+      continue
+    }
+    if (key.startsWith('$')) {
       exact = false
       continue
     }
-    const field = fieldTerms(expression, condition)
-    terms.push(...field.terms.map((term) => ({ ...term, field: key })))
-    exact &&= field.exact
+    const expression = columns.column(key)
+    // _id is a text column: only string operands mean the same in SQL (its affinity would turn 5 into '5').
+    if (expression !== null && !(key === '_id' && !stringOperands(condition))) {
+      const field = fieldTerms(condition, (operator, operand) => operatorTerm(expression, operator, operand))
+      terms.push(...field.terms.map((term) => ({ ...term, field: key })))
+      exact &&= field.exact
+    } else if (columns.multikey(key)) {
+      const field = fieldTerms(condition, (operator, operand) => elementOperatorTerm(columns, key, operator, operand))
+      // Not the field's column: no index of the table holds these terms.
+      terms.push(...field.terms.map((term) => ({ ...term, field: `${key}[]` })))
+      exact &&= field.exact
+    } else {
+      exact = false
+    }
   }
   return { ...conjunction(terms), exact, terms }
 }

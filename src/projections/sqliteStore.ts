@@ -162,7 +162,7 @@ class SqliteCollection<T extends ReadDocument> implements ReadCollection<T> {
   async count(filter: Filter = {}): Promise<number> {
     const table = this.table()
     this.store.flush(table)
-    const push = pushdown(filter, (field) => table.column(field))
+    const push = pushdown(filter, table)
     if (push.exact) return this.store.count(table, push)
     let n = 0
     for await (const _doc of this.stream(filter)) n += 1
@@ -180,8 +180,8 @@ class SqliteCollection<T extends ReadDocument> implements ReadCollection<T> {
   async deleteMany(filter: Filter): Promise<number> {
     const table = this.table()
     this.store.flush(table)
-    const push = pushdown(filter, (field) => table.column(field))
-    if (push.exact) return this.store.write(() => this.store.statement(`DELETE FROM ${table.identifier} WHERE ${push.where}`).run(...push.params).changes)
+    const push = pushdown(filter, table)
+    if (push.exact) return this.store.write(() => this.store.deleteWhere(table, push))
     const doomed: string[] = []
     for await (const doc of this.stream(filter)) doomed.push(doc._id)
     for (const id of doomed) await this.delete(id)
@@ -202,9 +202,8 @@ class SqliteCollection<T extends ReadDocument> implements ReadCollection<T> {
   }
 
   private plan(table: Table, filter: Filter, options: FindOptions): Plan {
-    const column = (field: string) => table.column(field)
-    const push = pushdown(filter, column)
-    if (options.sort !== undefined) return { push, keys: orderKeys(options.sort, column), scan: false }
+    const push = pushdown(filter, table)
+    if (options.sort !== undefined) return { push, keys: orderKeys(options.sort, (field) => table.column(field)), scan: false }
     // No order asked for: pages follow whichever order reads the match cheapest.
     return { push, ...this.store.access(table, push, push.exact && options.limit !== undefined) }
   }
@@ -342,11 +341,29 @@ export class SqliteReadStore implements ReadStore {
     if (docs === undefined || docs.size === 0) return
     this.deferred.delete(table)
     if (!this.db.inTransaction) this.db.exec('BEGIN')
-    const remove = this.statement(`DELETE FROM ${table.identifier} WHERE _id = ?`)
     for (const [id, doc] of docs) {
-      if (doc === null) remove.run(id)
-      else this.statement(table.upsertSql).run(id, JSON.stringify(doc), ...table.columnValues(doc))
+      if (doc === null) this.remove(table, id)
+      else this.upsert(table, id, doc)
     }
+  }
+
+  private upsert(table: Table, id: string, doc: ReadDocument): void {
+    const { values, elements } = table.columnValues(doc)
+    if (elements === null) {
+      this.statement(table.upsertSql).run(id, JSON.stringify(doc), ...values)
+      return
+    }
+    const rowid = this.statement(table.upsertReturningSql).pluck().get(id, JSON.stringify(doc), ...values)
+    if (typeof rowid === 'number') table.writeElements(rowid, elements)
+  }
+
+  private remove(table: Table, id: string): void {
+    if (!table.hasElements) {
+      this.statement(`DELETE FROM ${table.identifier} WHERE _id = ?`).run(id)
+      return
+    }
+    const rowid = this.statement(`DELETE FROM ${table.identifier} WHERE _id = ? RETURNING rowid`).pluck().get(id)
+    if (typeof rowid === 'number') table.removeElements(rowid)
   }
 
   /** Commits the open transaction with every deferred document, if any. */
@@ -378,6 +395,15 @@ export class SqliteReadStore implements ReadStore {
   /** Whether SQLite would sort the whole match set to answer a page in this order (no index gives it). */
   sortsWholeMatch(table: Table, push: Pushdown, keys: readonly OrderKey[]): boolean {
     return this.explain(this.select(table, push.where, keys, false), [...push.params, 1, 0]).sorts
+  }
+
+  /** Deletes the rows of an exact pushdown, with their element rows. */
+  deleteWhere(table: Table, push: Pushdown): number {
+    if (!table.hasElements) return this.statement(`DELETE FROM ${table.identifier} WHERE ${push.where}`).run(...push.params).changes
+    // The rows first: the filter may read the element rows.
+    const rowids = this.statement(`DELETE FROM ${table.identifier} WHERE ${push.where} RETURNING rowid`).pluck().all(...push.params)
+    for (const rowid of rowids) if (typeof rowid === 'number') table.removeElements(rowid)
+    return rowids.length
   }
 
   /** Counts the rows of an exact pushdown. */

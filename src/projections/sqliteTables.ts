@@ -5,15 +5,84 @@ import type { CollectionSpec, ReadDocument } from './readStore.js'
 /** Quotes an SQL identifier (collection and field names come from code, but a quote in one must not break out). */
 export const quote = (name: string): string => `"${name.replaceAll('"', '""')}"`
 
-/** A value MongoDB and SQLite compare alike: a string, a number, null or nothing. */
-const isPlainValue = (value: unknown): value is string | number | null | undefined =>
-  value === undefined || value === null || typeof value === 'string' || typeof value === 'number'
+/** What a field's column (or element row) holds: text, a number, NULL, or a one-byte BLOB for a boolean. */
+export type SqlValue = string | number | Buffer | null
+
+const FALSE_BLOB = Buffer.from([0])
+const TRUE_BLOB = Buffer.from([1])
+
+const NOT_SCALAR = Symbol('not scalar')
+
+/**
+ * A scalar as SQL holds it, NOT_SCALAR for anything else. Booleans become
+ * one-byte BLOBs: SQLite orders NULL < numbers < text < BLOBs and compares
+ * BLOBs bytewise, which is MongoDB's order of these types (null, numbers,
+ * strings, then booleans, false before true), and a BLOB never equals a
+ * number or a string, as a boolean never equals 1 or 'true' in MongoDB.
+ */
+export const sqlValue = (value: unknown): SqlValue | typeof NOT_SCALAR => {
+  if (value === undefined || value === null) return null
+  if (typeof value === 'string' || typeof value === 'number') return value
+  if (typeof value === 'boolean') return value ? TRUE_BLOB : FALSE_BLOB
+  return NOT_SCALAR
+}
+
+export const isSqlScalar = (value: unknown): boolean => value !== undefined && sqlValue(value) !== NOT_SCALAR
+
+/**
+ * How an indexed field is kept, from what every stored document holds there:
+ * `plain` (a scalar or nothing: its column, which SQL filters and sorts on),
+ * `multikey` (also arrays of scalars: one element row per value in the
+ * collection's element table, which equality, `$in` and `$ne` read, as
+ * MongoDB's multikey indexes), `opaque` (objects, arrays of arrays or of
+ * objects, or a path through an array: left to JavaScript). A field only moves
+ * down that list, until its collection is dropped.
+ */
+type FieldKind = 'plain' | 'multikey' | 'opaque'
+
+const KIND_CODES: Record<FieldKind, number> = { opaque: 0, plain: 1, multikey: 2 }
+const kindOf = (code: number): FieldKind => (code === 1 ? 'plain' : code === 2 ? 'multikey' : 'opaque')
+
+/** The kind one document asks of a field (plain < multikey < opaque). */
+const kindFor = (value: unknown): FieldKind => {
+  if (value === UNKNOWN) return 'opaque'
+  if (Array.isArray(value)) return value.every((element) => element !== undefined && sqlValue(element) !== NOT_SCALAR) ? 'multikey' : 'opaque'
+  return sqlValue(value) === NOT_SCALAR ? 'opaque' : 'plain'
+}
+
+const RANK: Record<FieldKind, number> = { plain: 0, multikey: 1, opaque: 2 }
+const lower = (a: FieldKind, b: FieldKind): FieldKind => (RANK[a] >= RANK[b] ? a : b)
+
+/**
+ * The element rows of a value at a multikey field: one per distinct element
+ * of an array, else the value itself (NULL for nothing, so `{field: null}`
+ * finds documents without it, as in MongoDB; an empty array has none).
+ */
+const elementsOf = (value: unknown): SqlValue[] => {
+  if (!Array.isArray(value)) {
+    const scalar = sqlValue(value)
+    return scalar === NOT_SCALAR ? [] : [scalar]
+  }
+  const out: SqlValue[] = []
+  for (const element of value) {
+    const scalar = sqlValue(element)
+    if (scalar !== NOT_SCALAR) out.push(scalar)
+  }
+  return out
+}
+
+/** Values once each; booleans' BLOBs are shared buffers, so identity tells them apart as well as strings and numbers. */
+const distinct = (values: SqlValue[]): Iterable<SqlValue> => (values.length < 2 ? values : new Set(values))
+
+/** The version of the rule deciding fields' kinds; stores of an earlier rule look again at fields it turned away. */
+const KIND_RULE = 2
 
 /**
  * The metadata of the read store's own tables: one row per projection
- * checkpoint, one per projection version (which code made its documents), and per indexed field whether every document stored has held a
- * plain value there (0 once one did not: the field is then never pushed down
- * to SQL until the collection is dropped, as MongoDB's multikey flag).
+ * checkpoint, one per projection version (which code made its documents), and
+ * per indexed field its kind (see FieldKind; 0 opaque, 1 plain, 2 multikey).
+ * Rule 1 kept only strings, numbers and nulls in columns: fields it found
+ * opaque are forgotten once, so their next use looks at their documents again.
  */
 export const createMetadata = (db: Database.Database): void => {
   db.exec(`
@@ -21,22 +90,35 @@ export const createMetadata = (db: Database.Database): void => {
     CREATE TABLE IF NOT EXISTS _projection_versions (name TEXT PRIMARY KEY, version INTEGER NOT NULL);
     CREATE TABLE IF NOT EXISTS _leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL);
     CREATE TABLE IF NOT EXISTS _paths (collection TEXT NOT NULL, path TEXT NOT NULL, plain INTEGER NOT NULL, PRIMARY KEY (collection, path));
+    CREATE TABLE IF NOT EXISTS _rules (name TEXT PRIMARY KEY, version INTEGER NOT NULL);
   `)
+  const rule = db.prepare("SELECT version FROM _rules WHERE name = 'field_kinds'").pluck().get()
+  if (rule === KIND_RULE) return
+  db.transaction(() => {
+    db.prepare('DELETE FROM _paths WHERE plain = 0').run()
+    db.prepare("INSERT INTO _rules (name, version) VALUES ('field_kinds', ?) ON CONFLICT (name) DO UPDATE SET version = excluded.version").run(KIND_RULE)
+  })()
 }
 
 interface Field {
   column: string
   parts: readonly string[]
-  plain: boolean
+  kind: FieldKind
 }
+
+/** A document's element rows, by multikey field path. */
+export type Elements = Array<[path: string, values: SqlValue[]]>
 
 /**
  * One collection's table: `_id`, the document as JSON text, and a column per
- * indexed field holding its value when plain (so SQL filters and sorts read
- * no JSON), with an index per declared index over those columns.
+ * indexed field holding its value when scalar (so SQL filters and sorts read
+ * no JSON), with an index per declared index over those columns; and, once an
+ * indexed field holds an array, an element table `m_<collection>` (path,
+ * value, the document's rowid) indexed by path and value.
  */
 export class Table {
   readonly identifier: string
+  readonly elementsIdentifier: string
   private readonly fields = new Map<string, Field>()
   private readonly indexed = new Set<string>()
   /** The columns of each index in order, by its name as query plans spell it. */
@@ -44,9 +126,12 @@ export class Table {
   private readonly declared = new WeakSet<CollectionSpec>()
   /** The upsert of a document with the current columns (they only grow). */
   private upsert = ''
+  private multikeys = 0
+  private elementStatements: { insert: Database.Statement; remove: Database.Statement } | undefined
 
   constructor(private readonly db: Database.Database, readonly name: string) {
     this.identifier = quote(`c_${name}`)
+    this.elementsIdentifier = quote(`m_${name}`)
     db.exec(`CREATE TABLE IF NOT EXISTS ${this.identifier} (_id TEXT PRIMARY KEY, doc TEXT NOT NULL)`)
     this.prepareUpsert()
   }
@@ -67,11 +152,21 @@ export class Table {
     }
   }
 
-  /** The column of a field every stored document holds a plain value at (`_id` for the key), or null. */
+  /** The column of a field every stored document holds a scalar (or nothing) at (`_id` for the key), or null. */
   column(field: string): string | null {
     if (field === '_id') return '_id'
     const known = this.fields.get(field)
-    return known?.plain === true ? known.column : null
+    return known?.kind === 'plain' ? known.column : null
+  }
+
+  /** Whether a field's values are found through the element table (some document holds an array of scalars there). */
+  multikey(field: string): boolean {
+    return this.fields.get(field)?.kind === 'multikey'
+  }
+
+  /** Whether any field of the table keeps element rows (writes and deletes then maintain them). */
+  get hasElements(): boolean {
+    return this.multikeys > 0
   }
 
   /** The fields an index (named as query plans spell it) holds; SQLite's own index of the key holds `_id`. */
@@ -91,21 +186,61 @@ export class Table {
     return this.upsert
   }
 
+  /** The same, answering the row's rowid (for its element rows). */
+  get upsertReturningSql(): string {
+    return `${this.upsert} RETURNING rowid`
+  }
+
   /**
-   * The values of the field columns for this document, in column order;
-   * turns off the plain flag of a field the document holds no plain value at
-   * (in the caller's transaction, so it is undone with the write).
+   * The values of the field columns for this document, in column order, and
+   * its element rows when the table keeps any; a field this document holds
+   * something new at moves down to the kind it needs first (in the caller's
+   * transaction, so it is undone with the write).
    */
-  columnValues(doc: ReadDocument): Array<string | number | null> {
-    const values: Array<string | number | null> = []
+  columnValues(doc: ReadDocument): { values: SqlValue[]; elements: Elements | null } {
+    const values: SqlValue[] = []
     for (const [path, field] of this.fields) {
       const value = valueAt(doc, field.parts)
-      if (value !== UNKNOWN && isPlainValue(value)) {
-        values.push(value ?? null)
+      const scalar = value === UNKNOWN ? NOT_SCALAR : sqlValue(value)
+      if (scalar !== NOT_SCALAR) {
+        values.push(scalar)
         continue
       }
       values.push(null)
-      if (field.plain) this.setPlain(path, field, false)
+      const needed = lower(field.kind, kindFor(value))
+      if (needed !== field.kind) this.moveDown(path, field, needed)
+    }
+    if (this.multikeys === 0) return { values, elements: null }
+    const elements: Elements = []
+    for (const [path, field] of this.fields) if (field.kind === 'multikey') elements.push([path, elementsOf(valueAt(doc, field.parts))])
+    return { values, elements }
+  }
+
+  /** Replaces a document's element rows (after its row was written, under `rowid`). */
+  writeElements(rowid: number, elements: Elements): void {
+    const { insert, remove } = this.elementWrites()
+    remove.run(rowid)
+    for (const [path, values] of elements) for (const value of distinct(values)) insert.run(path, value, rowid)
+  }
+
+  /** Deletes a document's element rows (its row deleted). */
+  removeElements(rowid: number): void {
+    if (this.multikeys > 0) this.elementWrites().remove.run(rowid)
+  }
+
+  private elementWrites(): { insert: Database.Statement; remove: Database.Statement } {
+    this.elementStatements ??= {
+      insert: this.db.prepare(`INSERT INTO ${this.elementsIdentifier} (path, value, rid) VALUES (?, ?, ?)`),
+      remove: this.db.prepare(`DELETE FROM ${this.elementsIdentifier} WHERE rid = ?`),
+    }
+    return this.elementStatements
+  }
+
+  /** Each stored document's rowid and value at a path, read to the end before the caller writes (no statement may run while one iterates). */
+  private storedValues(parts: readonly string[]): Array<[number, unknown]> {
+    const values: Array<[number, unknown]> = []
+    for (const [rowid, text] of this.db.prepare(`SELECT rowid, doc FROM ${this.identifier}`).raw().iterate() as Iterable<[number, string]>) {
+      values.push([rowid, valueAt(JSON.parse(text) as object, parts)])
     }
     return values
   }
@@ -113,34 +248,66 @@ export class Table {
   private track(path: string): Field {
     const known = this.fields.get(path)
     if (known !== undefined) return known
-    const field: Field = { column: quote(`f_${path}`), parts: path.split('.'), plain: true }
+    const field: Field = { column: quote(`f_${path}`), parts: path.split('.'), kind: 'plain' }
     const row = this.db.prepare('SELECT plain FROM _paths WHERE collection = ? AND path = ?').get(this.name, path) as { plain: number } | undefined
     if (row !== undefined) {
-      field.plain = row.plain === 1
+      field.kind = kindOf(row.plain)
+      this.fields.set(path, field)
+      if (field.kind === 'multikey') this.countMultikey()
     } else {
-      // A field indexed for the first time, maybe over existing documents: its column filled and each document looked at once.
+      // A field indexed for the first time (or forgotten by an earlier rule), maybe over existing documents: its column filled and each document looked at once.
       this.db.transaction(() => {
-        this.db.exec(`ALTER TABLE ${this.identifier} ADD COLUMN ${field.column}`)
-        const values: Array<[number, string | number | null]> = []
-        for (const [rowid, text] of this.db.prepare(`SELECT rowid, doc FROM ${this.identifier}`).raw().iterate() as Iterable<[number, string]>) {
-          const value = valueAt(JSON.parse(text) as object, field.parts)
-          if (value === UNKNOWN || !isPlainValue(value)) field.plain = false
-          else if (value !== undefined && value !== null) values.push([rowid, value])
-        }
+        const exists = (this.db.prepare(`SELECT count(*) FROM pragma_table_info(?) WHERE name = ?`).pluck().get(`c_${this.name}`, `f_${path}`) as number) > 0
+        if (!exists) this.db.exec(`ALTER TABLE ${this.identifier} ADD COLUMN ${field.column}`)
         const fill = this.db.prepare(`UPDATE ${this.identifier} SET ${field.column} = ? WHERE rowid = ?`)
-        for (const [rowid, value] of values) fill.run(value, rowid)
-        this.setPlain(path, field, field.plain)
+        let kind: FieldKind = 'plain'
+        for (const [rowid, value] of this.storedValues(field.parts)) {
+          const scalar = value === UNKNOWN ? NOT_SCALAR : sqlValue(value)
+          // A column an earlier rule kept already holds its scalars but booleans (NULL, as a new column).
+          if (scalar === NOT_SCALAR) kind = lower(kind, kindFor(value))
+          else if (scalar !== null) fill.run(scalar, rowid)
+        }
+        this.fields.set(path, field)
+        if (kind === 'plain') this.setKind(path, field, 'plain')
+        else this.moveDown(path, field, kind)
       })()
     }
-    this.fields.set(path, field)
     this.prepareUpsert()
     return field
   }
 
-  private setPlain(path: string, field: Field, plain: boolean): void {
-    field.plain = plain
+  /**
+   * Moves a field to a kind lower down: to multikey, every stored document's
+   * element rows for it are written (one pass over the table); to opaque, its
+   * element rows are deleted.
+   */
+  private moveDown(path: string, field: Field, kind: FieldKind): void {
+    const was = field.kind
+    this.setKind(path, field, kind)
+    if (kind === 'multikey') {
+      this.countMultikey()
+      const { insert } = this.elementWrites()
+      for (const [rowid, value] of this.storedValues(field.parts)) for (const element of distinct(elementsOf(value))) insert.run(path, element, rowid)
+    } else if (was === 'multikey') {
+      this.db.prepare(`DELETE FROM ${this.elementsIdentifier} WHERE path = ?`).run(path)
+      this.multikeys -= 1
+    }
+  }
+
+  /** Counts one more multikey field, creating the element table with the first. */
+  private countMultikey(): void {
+    this.multikeys += 1
+    if (this.multikeys > 1) return
+    const name = `m_${this.name}`
+    this.db.exec(`CREATE TABLE IF NOT EXISTS ${this.elementsIdentifier} (path TEXT NOT NULL, value, rid INTEGER NOT NULL);
+      CREATE INDEX IF NOT EXISTS ${quote(`${name}_value`)} ON ${this.elementsIdentifier} (path, value, rid);
+      CREATE INDEX IF NOT EXISTS ${quote(`${name}_rid`)} ON ${this.elementsIdentifier} (rid)`)
+  }
+
+  private setKind(path: string, field: Field, kind: FieldKind): void {
+    field.kind = kind
     this.db.prepare('INSERT INTO _paths (collection, path, plain) VALUES (?, ?, ?) ON CONFLICT (collection, path) DO UPDATE SET plain = excluded.plain')
-      .run(this.name, path, plain ? 1 : 0)
+      .run(this.name, path, KIND_CODES[kind])
   }
 
   private prepareUpsert(): void {
@@ -151,7 +318,9 @@ export class Table {
   }
 
   drop(): void {
-    this.db.exec(`DROP TABLE IF EXISTS ${this.identifier}`)
+    this.db.exec(`DROP TABLE IF EXISTS ${this.identifier}; DROP TABLE IF EXISTS ${this.elementsIdentifier}`)
+    this.elementStatements = undefined
+    this.multikeys = 0
     this.db.prepare('DELETE FROM _paths WHERE collection = ?').run(this.name)
   }
 }
