@@ -5,6 +5,7 @@ import { documentMatcher, sortDocuments } from './documentQuery.js'
 import { specOf, type CollectionSpec, type Filter, type FindOptions, type ReadCollection, type ReadDocument, type ReadStore } from './readStore.js'
 import { after, conjunction, orderBy, orderKeys, pushdown, type OrderKey, type Pushdown } from './sqlitePushdown.js'
 import { createMetadata, quote, Table } from './sqliteTables.js'
+import { AppError, errorMessage } from '../shared/errors.js'
 
 export interface SqliteReadStoreOptions {
   /** The database file (':memory:' for tests). */
@@ -108,7 +109,10 @@ class SqliteCollection<T extends ReadDocument> implements ReadCollection<T> {
   }
 
   async findOne(filter: Filter): Promise<T | null> {
-    return this.pager(filter, { limit: 1 })()?.[0] ?? null
+    // A page of candidates may hold no match when SQL does not select exactly: the next may.
+    const pager = this.pager(filter, { limit: 1 })
+    for (let page = pager(); page !== null; page = pager()) if (page.length > 0) return page[0] ?? null
+    return null
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
@@ -130,7 +134,10 @@ class SqliteCollection<T extends ReadDocument> implements ReadCollection<T> {
     this.store.flush(table)
     const plan = this.plan(table, filter, options)
     if (plan.keys === null) return this.sortedInJavaScript(filter, options)
-    const { push, keys, scan } = plan
+    const { keys, scan } = plan
+    let { push } = plan
+    // A write between pages can move a field to a kind that reads differently (element rows dropped): later pages ask again.
+    let generation = table.generation
     const matches = documentMatcher(filter)
     // Skip and limit go to SQL only when it selects exactly the matching documents.
     let skip = push.exact ? 0 : options.skip ?? 0
@@ -142,6 +149,10 @@ class SqliteCollection<T extends ReadDocument> implements ReadCollection<T> {
     let finished = false
     return () => {
       if (finished || left <= 0) return null
+      if (table.generation !== generation) {
+        generation = table.generation
+        push = pushdown(filter, table)
+      }
       const size = whole ? (push.exact && Number.isFinite(left) ? left : -1) : push.exact ? Math.min(this.store.pageSize, left) : this.store.pageSize
       const rows = this.store.page(table, { push, keys, scan }, last, size, offset)
       offset = 0
@@ -256,6 +267,8 @@ export class SqliteReadStore implements ReadStore {
   private timer: NodeJS.Timeout | undefined
   /** Documents put (or deleted: null) since their table was last written, by table; at most `commitEvery` in all. */
   private readonly deferred = new Map<Table, Map<string, ReadDocument | null>>()
+  /** The write that failed, after which the store answers nothing (see failing). */
+  private failure: unknown
 
   constructor(options: SqliteReadStoreOptions) {
     if (options.file !== ':memory:') fs.mkdirSync(path.dirname(options.file), { recursive: true })
@@ -286,16 +299,52 @@ export class SqliteReadStore implements ReadStore {
 
   /** The collection's table, created (with its indexes) on first use and after a drop. */
   table(spec: CollectionSpec): Table {
-    let table = this.tables.get(spec.name)
-    if (table === undefined) {
-      table = new Table(this.db, spec.name)
-      this.tables.set(spec.name, table)
+    this.usable()
+    return this.failing(() => {
+      let table = this.tables.get(spec.name)
+      if (table === undefined) {
+        table = new Table(this.db, spec.name)
+        this.tables.set(spec.name, table)
+      }
+      table.declare(spec)
+      return table
+    })
+  }
+
+  /**
+   * Runs a write. One that fails (a full disk, an I/O error, a document JSON
+   * cannot write) ends the store for this process: SQLite may have rolled
+   * back the open transaction on its own, taking other documents, checkpoints
+   * and the kinds of fields with it, while the projections and the tables'
+   * field kinds in memory went on past them. So the transaction is rolled
+   * back and every later call answers READ_STORE_FAILED (503; `/v1/health`
+   * reports the store down): a restart resumes each projection from its last
+   * committed checkpoint, with its documents.
+   */
+  private failing<R>(work: () => R): R {
+    try {
+      return work()
+    } catch (error) {
+      this.failure ??= error
+      clearTimeout(this.timer)
+      this.deferred.clear()
+      try {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK')
+      } catch {
+        // Already rolled back by SQLite.
+      }
+      throw error
     }
-    table.declare(spec)
-    return table
+  }
+
+  private usable(): void {
+    if (this.failure !== undefined) {
+      throw new AppError('SERVICE_UNAVAILABLE', `the SQLite read store stopped after a failed write (${errorMessage(this.failure)}); restart the service`, { reason: 'READ_STORE_FAILED' })
+    }
   }
 
   statement(sql: string): Database.Statement {
+    this.usable()
     let statement = this.statements.get(sql)
     if (statement === undefined) {
       statement = this.db.prepare(sql)
@@ -306,11 +355,14 @@ export class SqliteReadStore implements ReadStore {
 
   /** Runs a write inside the open transaction (opening one), committing when enough writes or time have gathered. */
   write<R>(work: () => R): R {
-    if (!this.db.inTransaction) this.db.exec('BEGIN')
+    this.usable()
     try {
-      return work()
+      return this.failing(() => {
+        if (!this.db.inTransaction) this.db.exec('BEGIN')
+        return work()
+      })
     } finally {
-      this.counted()
+      if (this.failure === undefined) this.counted()
     }
   }
 
@@ -326,6 +378,7 @@ export class SqliteReadStore implements ReadStore {
 
   /** Keeps a document's latest version (null: deleted) until its table is next read by query or the transaction commits. */
   defer(table: Table, id: string, doc: ReadDocument | null): void {
+    this.usable()
     let docs = this.deferred.get(table)
     if (docs === undefined) {
       docs = new Map()
@@ -337,42 +390,38 @@ export class SqliteReadStore implements ReadStore {
 
   /** Writes a table's deferred documents into the open transaction (opening one). */
   flush(table: Table): void {
+    this.usable()
     const docs = this.deferred.get(table)
     if (docs === undefined || docs.size === 0) return
     this.deferred.delete(table)
-    if (!this.db.inTransaction) this.db.exec('BEGIN')
-    for (const [id, doc] of docs) {
-      if (doc === null) this.remove(table, id)
-      else this.upsert(table, id, doc)
-    }
+    this.failing(() => {
+      if (!this.db.inTransaction) this.db.exec('BEGIN')
+      for (const [id, doc] of docs) {
+        if (doc === null) this.remove(table, id)
+        else this.upsert(table, id, doc)
+      }
+    })
   }
 
   private upsert(table: Table, id: string, doc: ReadDocument): void {
-    const { values, elements } = table.columnValues(doc)
-    if (elements === null) {
-      this.statement(table.upsertSql).run(id, JSON.stringify(doc), ...values)
-      return
-    }
-    const rowid = this.statement(table.upsertReturningSql).pluck().get(id, JSON.stringify(doc), ...values)
-    if (typeof rowid === 'number') table.writeElements(rowid, elements)
+    const values = table.columnValues(doc)
+    this.statement(table.upsertSql).run(id, JSON.stringify(doc), ...values)
   }
 
   private remove(table: Table, id: string): void {
-    if (!table.hasElements) {
-      this.statement(`DELETE FROM ${table.identifier} WHERE _id = ?`).run(id)
-      return
-    }
-    const rowid = this.statement(`DELETE FROM ${table.identifier} WHERE _id = ? RETURNING rowid`).pluck().get(id)
-    if (typeof rowid === 'number') table.removeElements(rowid)
+    this.statement(`DELETE FROM ${table.identifier} WHERE _id = ?`).run(id)
   }
 
   /** Commits the open transaction with every deferred document, if any. */
   commit(): void {
+    this.usable()
     clearTimeout(this.timer)
     this.timer = undefined
     this.pending = 0
     for (const table of [...this.deferred.keys()]) this.flush(table)
-    if (this.db.inTransaction) this.db.exec('COMMIT')
+    this.failing(() => {
+      if (this.db.inTransaction) this.db.exec('COMMIT')
+    })
   }
 
   /**
@@ -397,13 +446,9 @@ export class SqliteReadStore implements ReadStore {
     return this.explain(this.select(table, push.where, keys, false), [...push.params, 1, 0]).sorts
   }
 
-  /** Deletes the rows of an exact pushdown, with their element rows. */
+  /** Deletes the rows of an exact pushdown (the table's trigger deletes their element rows). */
   deleteWhere(table: Table, push: Pushdown): number {
-    if (!table.hasElements) return this.statement(`DELETE FROM ${table.identifier} WHERE ${push.where}`).run(...push.params).changes
-    // The rows first: the filter may read the element rows.
-    const rowids = this.statement(`DELETE FROM ${table.identifier} WHERE ${push.where} RETURNING rowid`).pluck().all(...push.params)
-    for (const rowid of rowids) if (typeof rowid === 'number') table.removeElements(rowid)
-    return rowids.length
+    return this.statement(`DELETE FROM ${table.identifier} WHERE ${push.where}`).run(...push.params).changes
   }
 
   /** Counts the rows of an exact pushdown. */
@@ -536,7 +581,8 @@ export class SqliteReadStore implements ReadStore {
 
   async close(): Promise<void> {
     if (!this.db.open) return
-    this.commit()
+    // After a failed write nothing more is committed: what the log holds past the last commit is projected again at the next start.
+    if (this.failure === undefined) this.commit()
     this.db.close()
   }
 }

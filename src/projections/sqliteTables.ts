@@ -43,36 +43,40 @@ type FieldKind = 'plain' | 'multikey' | 'opaque'
 const KIND_CODES: Record<FieldKind, number> = { opaque: 0, plain: 1, multikey: 2 }
 const kindOf = (code: number): FieldKind => (code === 1 ? 'plain' : code === 2 ? 'multikey' : 'opaque')
 
-/** The kind one document asks of a field (plain < multikey < opaque). */
-const kindFor = (value: unknown): FieldKind => {
+/** The kind one document asks of a field (plain < multikey < opaque); an array needs its path spelled in SQLite's JSON paths. */
+const kindFor = (value: unknown, path: string): FieldKind => {
   if (value === UNKNOWN) return 'opaque'
-  if (Array.isArray(value)) return value.every((element) => element !== undefined && sqlValue(element) !== NOT_SCALAR) ? 'multikey' : 'opaque'
+  if (Array.isArray(value)) return jsonPath(path) !== null && value.every((element) => element !== undefined && sqlValue(element) !== NOT_SCALAR) ? 'multikey' : 'opaque'
   return sqlValue(value) === NOT_SCALAR ? 'opaque' : 'plain'
 }
 
 const RANK: Record<FieldKind, number> = { plain: 0, multikey: 1, opaque: 2 }
 const lower = (a: FieldKind, b: FieldKind): FieldKind => (RANK[a] >= RANK[b] ? a : b)
 
-/**
- * The element rows of a value at a multikey field: one per distinct element
- * of an array, else the value itself (NULL for nothing, so `{field: null}`
- * finds documents without it, as in MongoDB; an empty array has none).
- */
-const elementsOf = (value: unknown): SqlValue[] => {
-  if (!Array.isArray(value)) {
-    const scalar = sqlValue(value)
-    return scalar === NOT_SCALAR ? [] : [scalar]
-  }
-  const out: SqlValue[] = []
-  for (const element of value) {
-    const scalar = sqlValue(element)
-    if (scalar !== NOT_SCALAR) out.push(scalar)
-  }
-  return out
+/** A field's JSON path for SQLite (`$."a"."b"`), or null when a segment holds a character it cannot quote. */
+const jsonPath = (path: string): string | null => {
+  const parts = path.split('.')
+  return parts.every((part) => part !== '' && !/["\\'\u0000-\u001f]/.test(part)) ? `$${parts.map((part) => `."${part}"`).join('')}` : null
 }
 
-/** Values once each; booleans' BLOBs are shared buffers, so identity tells them apart as well as strings and numbers. */
-const distinct = (values: SqlValue[]): Iterable<SqlValue> => (values.length < 2 ? values : new Set(values))
+/** SQL text literal. */
+const literal = (text: string): string => `'${text.replaceAll("'", "''")}'`
+
+/**
+ * The element rows of a field, as a SELECT over each document's JSON (`doc`,
+ * `rowid`: its expressions, over `from` when not a trigger's NEW row): each
+ * distinct scalar of an array, or the value itself (NULL for nothing, so
+ * `{field: null}` finds documents without it, as in MongoDB; an empty array or
+ * an object gives none). Booleans become the columns' BLOBs. The document is
+ * parsed once (`->` answers the value's JSON); a value that is not an array
+ * is read as an array of one.
+ */
+const elementSelect = (path: string, { doc, rowid, from }: { doc: string; rowid: string; from?: string }): string => {
+  const value = `SELECT ${doc} -> ${literal(jsonPath(path) ?? '$')} AS v, ${rowid} AS rid${from === undefined ? '' : ` FROM ${from}`}`
+  const elements = `CASE WHEN json_type(s.v) = 'array' THEN s.v ELSE json_array(json(coalesce(s.v, 'null'))) END`
+  return `SELECT DISTINCT ${literal(path)}, CASE j.type WHEN 'true' THEN x'01' WHEN 'false' THEN x'00' ELSE j.value END, s.rid ` +
+    `FROM (${value}) s, json_each(${elements}) j WHERE j.type NOT IN ('object', 'array')`
+}
 
 /** The version of the rule deciding fields' kinds; stores of an earlier rule look again at fields it turned away. */
 const KIND_RULE = 2
@@ -106,15 +110,13 @@ interface Field {
   kind: FieldKind
 }
 
-/** A document's element rows, by multikey field path. */
-export type Elements = Array<[path: string, values: SqlValue[]]>
-
 /**
  * One collection's table: `_id`, the document as JSON text, and a column per
  * indexed field holding its value when scalar (so SQL filters and sorts read
  * no JSON), with an index per declared index over those columns; and, once an
  * indexed field holds an array, an element table `m_<collection>` (path,
- * value, the document's rowid) indexed by path and value.
+ * value, the document's rowid) indexed by path and value, kept by triggers on
+ * the table: every writer keeps it, an earlier release's included.
  */
 export class Table {
   readonly identifier: string
@@ -126,8 +128,8 @@ export class Table {
   private readonly declared = new WeakSet<CollectionSpec>()
   /** The upsert of a document with the current columns (they only grow). */
   private upsert = ''
-  private multikeys = 0
-  private elementStatements: { insert: Database.Statement; remove: Database.Statement } | undefined
+  /** Counts the moves of fields to another kind: a query planned before one must be planned again. */
+  generation = 0
 
   constructor(private readonly db: Database.Database, readonly name: string) {
     this.identifier = quote(`c_${name}`)
@@ -164,11 +166,6 @@ export class Table {
     return this.fields.get(field)?.kind === 'multikey'
   }
 
-  /** Whether any field of the table keeps element rows (writes and deletes then maintain them). */
-  get hasElements(): boolean {
-    return this.multikeys > 0
-  }
-
   /** The fields an index (named as query plans spell it) holds; SQLite's own index of the key holds `_id`. */
   fieldsOf(index: string): ReadonlySet<string> | undefined {
     const columns = this.orderOf(index)
@@ -186,18 +183,13 @@ export class Table {
     return this.upsert
   }
 
-  /** The same, answering the row's rowid (for its element rows). */
-  get upsertReturningSql(): string {
-    return `${this.upsert} RETURNING rowid`
-  }
-
   /**
-   * The values of the field columns for this document, in column order, and
-   * its element rows when the table keeps any; a field this document holds
-   * something new at moves down to the kind it needs first (in the caller's
-   * transaction, so it is undone with the write).
+   * The values of the field columns for this document, in column order; a
+   * field this document holds something new at moves down to the kind it
+   * needs first, in the caller's transaction (a write that fails ends the
+   * store, so the kinds held here never run ahead of the database's).
    */
-  columnValues(doc: ReadDocument): { values: SqlValue[]; elements: Elements | null } {
+  columnValues(doc: ReadDocument): SqlValue[] {
     const values: SqlValue[] = []
     for (const [path, field] of this.fields) {
       const value = valueAt(doc, field.parts)
@@ -207,33 +199,10 @@ export class Table {
         continue
       }
       values.push(null)
-      const needed = lower(field.kind, kindFor(value))
+      const needed = lower(field.kind, kindFor(value, path))
       if (needed !== field.kind) this.moveDown(path, field, needed)
     }
-    if (this.multikeys === 0) return { values, elements: null }
-    const elements: Elements = []
-    for (const [path, field] of this.fields) if (field.kind === 'multikey') elements.push([path, elementsOf(valueAt(doc, field.parts))])
-    return { values, elements }
-  }
-
-  /** Replaces a document's element rows (after its row was written, under `rowid`). */
-  writeElements(rowid: number, elements: Elements): void {
-    const { insert, remove } = this.elementWrites()
-    remove.run(rowid)
-    for (const [path, values] of elements) for (const value of distinct(values)) insert.run(path, value, rowid)
-  }
-
-  /** Deletes a document's element rows (its row deleted). */
-  removeElements(rowid: number): void {
-    if (this.multikeys > 0) this.elementWrites().remove.run(rowid)
-  }
-
-  private elementWrites(): { insert: Database.Statement; remove: Database.Statement } {
-    this.elementStatements ??= {
-      insert: this.db.prepare(`INSERT INTO ${this.elementsIdentifier} (path, value, rid) VALUES (?, ?, ?)`),
-      remove: this.db.prepare(`DELETE FROM ${this.elementsIdentifier} WHERE rid = ?`),
-    }
-    return this.elementStatements
+    return values
   }
 
   /** Each stored document's rowid and value at a path, read to the end before the caller writes (no statement may run while one iterates). */
@@ -253,7 +222,6 @@ export class Table {
     if (row !== undefined) {
       field.kind = kindOf(row.plain)
       this.fields.set(path, field)
-      if (field.kind === 'multikey') this.countMultikey()
     } else {
       // A field indexed for the first time (or forgotten by an earlier rule), maybe over existing documents: its column filled and each document looked at once.
       this.db.transaction(() => {
@@ -264,7 +232,7 @@ export class Table {
         for (const [rowid, value] of this.storedValues(field.parts)) {
           const scalar = value === UNKNOWN ? NOT_SCALAR : sqlValue(value)
           // A column an earlier rule kept already holds its scalars but booleans (NULL, as a new column).
-          if (scalar === NOT_SCALAR) kind = lower(kind, kindFor(value))
+          if (scalar === NOT_SCALAR) kind = lower(kind, kindFor(value, path))
           else if (scalar !== null) fill.run(scalar, rowid)
         }
         this.fields.set(path, field)
@@ -278,33 +246,53 @@ export class Table {
 
   /**
    * Moves a field to a kind lower down: to multikey, every stored document's
-   * element rows for it are written (one pass over the table); to opaque, its
-   * element rows are deleted.
+   * element rows for it are written (rows an earlier release left under the
+   * path are deleted first); from multikey, they are deleted. The triggers
+   * keeping them follow.
    */
   private moveDown(path: string, field: Field, kind: FieldKind): void {
     const was = field.kind
     this.setKind(path, field, kind)
+    if (kind !== 'multikey' && was !== 'multikey') return
+    this.keepElements()
+    this.db.prepare(`DELETE FROM ${this.elementsIdentifier} WHERE path = ?`).run(path)
     if (kind === 'multikey') {
-      this.countMultikey()
-      const { insert } = this.elementWrites()
-      for (const [rowid, value] of this.storedValues(field.parts)) for (const element of distinct(elementsOf(value))) insert.run(path, element, rowid)
-    } else if (was === 'multikey') {
-      this.db.prepare(`DELETE FROM ${this.elementsIdentifier} WHERE path = ?`).run(path)
-      this.multikeys -= 1
+      this.db.exec(`INSERT INTO ${this.elementsIdentifier} (path, value, rid) ${elementSelect(path, { doc: 'c.doc', rowid: 'c.rowid', from: `${this.identifier} c` })}`)
     }
   }
 
-  /** Counts one more multikey field, creating the element table with the first. */
-  private countMultikey(): void {
-    this.multikeys += 1
-    if (this.multikeys > 1) return
+  /**
+   * The element table and the triggers that keep the rows of the multikey
+   * fields (created or replaced when that set changes): a row written gets
+   * its documents' element rows, a row rewritten new ones, a row deleted none.
+   */
+  private keepElements(): void {
+    // From the metadata, not the fields this process has looked at so far: the triggers serve every multikey field of the collection.
+    const paths = this.db.prepare('SELECT path FROM _paths WHERE collection = ? AND plain = ? ORDER BY path').pluck().all(this.name, KIND_CODES.multikey) as string[]
+    const trigger = (event: string) => quote(`m_${this.name}_${event}`)
+    this.db.exec(['insert', 'update', 'delete'].map((event) => `DROP TRIGGER IF EXISTS ${trigger(event)};`).join(' '))
+    if (paths.length === 0) return
     const name = `m_${this.name}`
-    this.db.exec(`CREATE TABLE IF NOT EXISTS ${this.elementsIdentifier} (path TEXT NOT NULL, value, rid INTEGER NOT NULL);
+    const rows = paths.map((path) => elementSelect(path, { doc: 'NEW.doc', rowid: 'NEW.rowid' })).join(' UNION ')
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS ${this.elementsIdentifier} (path TEXT NOT NULL, value, rid INTEGER NOT NULL);
       CREATE INDEX IF NOT EXISTS ${quote(`${name}_value`)} ON ${this.elementsIdentifier} (path, value, rid);
-      CREATE INDEX IF NOT EXISTS ${quote(`${name}_rid`)} ON ${this.elementsIdentifier} (rid)`)
+      CREATE INDEX IF NOT EXISTS ${quote(`${name}_rid`)} ON ${this.elementsIdentifier} (rid);
+      CREATE TRIGGER ${trigger('insert')} AFTER INSERT ON ${this.identifier} BEGIN
+        INSERT INTO ${this.elementsIdentifier} (path, value, rid) ${rows};
+      END;
+      CREATE TRIGGER ${trigger('update')} AFTER UPDATE OF doc ON ${this.identifier} BEGIN
+        DELETE FROM ${this.elementsIdentifier} WHERE rid = OLD.rowid;
+        INSERT INTO ${this.elementsIdentifier} (path, value, rid) ${rows};
+      END;
+      CREATE TRIGGER ${trigger('delete')} AFTER DELETE ON ${this.identifier} BEGIN
+        DELETE FROM ${this.elementsIdentifier} WHERE rid = OLD.rowid;
+      END;
+    `)
   }
 
   private setKind(path: string, field: Field, kind: FieldKind): void {
+    if (field.kind !== kind) this.generation += 1
     field.kind = kind
     this.db.prepare('INSERT INTO _paths (collection, path, plain) VALUES (?, ?, ?) ON CONFLICT (collection, path) DO UPDATE SET plain = excluded.plain')
       .run(this.name, path, KIND_CODES[kind])
@@ -319,8 +307,6 @@ export class Table {
 
   drop(): void {
     this.db.exec(`DROP TABLE IF EXISTS ${this.identifier}; DROP TABLE IF EXISTS ${this.elementsIdentifier}`)
-    this.elementStatements = undefined
-    this.multikeys = 0
     this.db.prepare('DELETE FROM _paths WHERE collection = ?').run(this.name)
   }
 }

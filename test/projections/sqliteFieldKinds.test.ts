@@ -164,3 +164,79 @@ t.test('text ranges keep booleans out, as MongoDB compares values of the bound\'
     t.same(await idsOf(sqlite, f, { sort: { _id: 1 } }), await idsOf(memory, f, { sort: { _id: 1 } }), JSON.stringify(f))
   }
 })
+
+t.test('a failed write rolls the open transaction back and ends the store; reopened, it holds the last commit with its field kinds', async (t) => {
+  const file = path.join(tempDir(), 'read-store.sqlite')
+  const store = new SqliteReadStore({ file })
+  const docs = store.collection<Doc>(spec)
+  for (let i = 0; i < 50; i++) await docs.put({ _id: `s${i}`, org: 'o', tags: i % 2 === 0 ? 'x' : 'y' })
+  await store.setCheckpoint('p', 50)
+  store.commit()
+
+  await docs.put({ _id: 'arrays', org: 'o', tags: ['x', 'z'] })
+  await store.setCheckpoint('p', 60)
+  // A document JSON cannot write fails the batch after the first document moved `tags` to multikey in the same transaction.
+  await docs.put({ _id: 'unwritable', org: 'o', big: 10n })
+  await t.rejects(docs.count({}), TypeError, 'the write fails')
+  await t.rejects(docs.count({ tags: 'x' }), { code: 'SERVICE_UNAVAILABLE', status: 503, details: { reason: 'READ_STORE_FAILED' } }, 'every later read is refused')
+  await t.rejects(docs.put({ _id: 'later', org: 'o' }), { code: 'SERVICE_UNAVAILABLE' }, 'and every write')
+  await t.rejects(store.ping(), { code: 'SERVICE_UNAVAILABLE' }, 'health sees the store down')
+  await store.close()
+
+  const reopened = new SqliteReadStore({ file })
+  t.teardown(() => reopened.close())
+  const again = reopened.collection<Doc>(spec)
+  t.equal(await reopened.getCheckpoint('p'), 50, 'the checkpoint of the last commit')
+  t.equal(await again.get('arrays'), null, 'no document of the failed batch')
+  t.ok(exact(reopened, { tags: 'x' }) && reopened.explainQuery(spec, {}, { sort: { tags: 1 } }).sortedInJavaScript === false, '`tags` is a plain column again')
+  t.equal(await again.count({ tags: 'x' }), 25)
+  await again.put({ _id: 'arrays', org: 'o', tags: ['x', 'z'] })
+  t.equal(await again.count({ tags: 'x' }), 26, 'and moves to multikey when the batch is projected again')
+})
+
+t.test('a stream goes on finding its documents when a write between its pages turns the field it filters on opaque', async (t) => {
+  const memory = new MemoryReadStore()
+  const sqlite = new SqliteReadStore({ file: ':memory:', pageSize: 3 })
+  t.teardown(() => sqlite.close())
+  const seen: Record<string, string[]> = {}
+  for (const [name, store] of [['memory', memory], ['sqlite', sqlite]] as const) {
+    const docs = store.collection<Doc>(spec)
+    for (let i = 0; i < 10; i++) await docs.put({ _id: `d${i}`, tags: ['x', `t${i}`] })
+    const ids: string[] = []
+    for await (const doc of docs.stream({ tags: 'x' })) {
+      ids.push(doc._id)
+      if (ids.length === 1) {
+        // Another projection's write, applied at the next query (or the commit timer): the element rows of `tags` go.
+        await docs.put({ _id: 'other', tags: [{ deep: 1 }] })
+        await docs.count({ _id: 'other' })
+      }
+    }
+    seen[name] = ids.sort()
+  }
+  t.equal(seen['sqlite']?.length, 10)
+  t.same(seen['sqlite'], seen['memory'])
+})
+
+t.test('element rows follow writes made outside this code (an earlier release on the same file): triggers keep them', async (t) => {
+  const file = path.join(tempDir(), 'read-store.sqlite')
+  const first = new SqliteReadStore({ file })
+  const docs = first.collection<Doc>(spec)
+  for (let i = 0; i < 10; i++) await docs.put({ _id: `e${i}`, org: 'o', tags: ['x', `t${i}`] })
+  await first.close()
+
+  // What an earlier release writes: the row and its columns, nothing of the element table.
+  const raw = new Database(file)
+  raw.prepare('UPDATE "c_kinds" SET doc = ? WHERE _id = ?').run(JSON.stringify({ _id: 'e1', org: 'o', tags: ['y'] }), 'e1')
+  raw.prepare('DELETE FROM "c_kinds" WHERE _id = ?').run('e2')
+  raw.prepare('INSERT INTO "c_kinds" (_id, doc) VALUES (?, ?)').run('e10', JSON.stringify({ _id: 'e10', org: 'o', tags: ['x', true] }))
+  raw.close()
+
+  const reopened = new SqliteReadStore({ file })
+  t.teardown(() => reopened.close())
+  const again = reopened.collection<Doc>(spec)
+  t.ok(exact(reopened, { tags: 'x' }))
+  t.same((await again.find({ tags: 'x' }, { sort: { _id: 1 } })).map((d) => d._id), ['e0', 'e10', 'e3', 'e4', 'e5', 'e6', 'e7', 'e8', 'e9'])
+  t.same((await again.find({ tags: true })).map((d) => d._id), ['e10'], 'a boolean element')
+  t.same((await again.find({ tags: 'y' })).map((d) => d._id), ['e1'])
+  t.equal(await again.count({ tags: 't2' }), 0, 'nothing left of the deleted row')
+})

@@ -94,6 +94,17 @@ t.test('answers every filter and sort as the memory store does, also once a path
   t.same(await idsOf(sqlite, {}, { sort: { _id: 1 } }), await idsOf(memory, {}, { sort: { _id: 1 } }), 'deleteMany removed the same documents')
 })
 
+t.test('findOne reads past pages of candidates holding no match (a filter SQL does not select exactly)', async (t) => {
+  const sqlite = new SqliteReadStore({ file: ':memory:', pageSize: 100 })
+  t.teardown(() => sqlite.close())
+  const rows = sqlite.collection<Row>(spec)
+  for (let i = 0; i < 450; i++) await rows.put({ _id: `f${String(i).padStart(4, '0')}`, org: 'a', n: i === 420 ? 'needle' : i })
+  const filter = { org: 'a', n: { $regex: '^nee' } }
+  t.notOk(sqlite.explainQuery(spec, filter).exact, 'the regex is tested in JavaScript')
+  t.equal((await rows.findOne(filter))?._id, 'f0420')
+  t.equal(await rows.findOne({ org: 'a', n: { $regex: '^none' } }), null)
+})
+
 t.test('streams many rows in a sort across pages, each row once, while documents are written between pages', async (t) => {
   const sqlite = new SqliteReadStore({ file: ':memory:', pageSize: 100 })
   t.teardown(() => sqlite.close())
