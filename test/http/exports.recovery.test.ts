@@ -1,10 +1,19 @@
 import t from 'tap'
 import type { Test } from 'tap'
 import { exportAggregate } from '../../src/commands/export.js'
+import type { Runtime } from '../../src/runtime.js'
 import { ManualClock } from '../../src/shared/clock.js'
 import { createTestApp } from '../helpers/app.js'
 import { tempDir } from '../helpers/config.js'
 import { blockingDataSet, fixtureDataSet, jobEvent, jobSettled, postExport } from '../helpers/exports.js'
+
+/** The job's log: claimed, interrupted, claimed again, completed. */
+const resumedOnce = async (t: Test, runtime: Runtime, orderID: string) => {
+  const history: string[] = []
+  for await (const event of runtime.history(`export-${orderID}`)) history.push(event.type)
+  t.same(history.slice(0, 4), ['ExportRequested', 'ExportStarted', 'ExportInterrupted', 'ExportStarted'])
+  t.equal(history.at(-1), 'ExportCompleted')
+}
 
 t.test('a job running when the service stops is interrupted, then resumed by the next start', async (t) => {
   const dataDir = tempDir()
@@ -22,10 +31,7 @@ t.test('a job running when the service stops is interrupted, then resumed by the
   const second = await createTestApp(t, { clock, config: { dataDir }, beforeStart: (runtime) => runtime.exports.dataSets.register(fixtureDataSet('receivables', 3)) })
   const doc = await jobSettled(second.runtime, orderID)
   t.match(doc, { status: 'done', attempts: 2, rowCount: 3 })
-  const history: string[] = []
-  for await (const event of second.runtime.history(`export-${orderID}`)) history.push(event.type)
-  t.same(history.slice(0, 4), ['ExportRequested', 'ExportStarted', 'ExportInterrupted', 'ExportStarted'])
-  t.equal(history.at(-1), 'ExportCompleted')
+  await resumedOnce(t, second.runtime, orderID)
 })
 
 t.test('a job claimed while the service is stopping is interrupted without running, and the stop waits for it', async (t) => {
@@ -102,10 +108,7 @@ t.test('on the embedded log, the next start requeues jobs a crash left running a
   const failed = await jobSettled(restarted.runtime, failedId)
   t.match(failed, { status: 'failed', attempts: 2 })
   t.equal(failed.error, 'the export was interrupted 2 times (last: the service restarted while it ran (last heartbeat 2026-03-10T09:00:00.000Z)); create it again')
-  const history: string[] = []
-  for await (const event of restarted.runtime.history(`export-${resumedId}`)) history.push(event.type)
-  t.same(history.slice(0, 4), ['ExportRequested', 'ExportStarted', 'ExportInterrupted', 'ExportStarted'])
-  t.equal(history.at(-1), 'ExportCompleted')
+  await resumedOnce(t, restarted.runtime, resumedId)
 })
 
 t.test('the recovery job requeues a running job only once its heartbeat is stale, and fails it after the last attempt', async (t) => {
