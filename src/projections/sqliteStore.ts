@@ -192,7 +192,7 @@ class SqliteCollection<T extends ReadDocument> implements ReadCollection<T> {
     const table = this.table()
     this.store.flush(table)
     const push = pushdown(filter, table)
-    if (push.exact) return this.store.write(() => this.store.deleteWhere(table, push))
+    if (push.exact) return this.store.write(() => this.store.statement(`DELETE FROM ${table.identifier} WHERE ${push.where}`).run(...push.params).changes)
     const doomed: string[] = []
     for await (const doc of this.stream(filter)) doomed.push(doc._id)
     for (const id of doomed) await this.delete(id)
@@ -396,20 +396,13 @@ export class SqliteReadStore implements ReadStore {
     this.deferred.delete(table)
     this.failing(() => {
       if (!this.db.inTransaction) this.db.exec('BEGIN')
+      // The table's triggers keep the element rows of its multikey fields.
+      const remove = this.statement(`DELETE FROM ${table.identifier} WHERE _id = ?`)
       for (const [id, doc] of docs) {
-        if (doc === null) this.remove(table, id)
-        else this.upsert(table, id, doc)
+        if (doc === null) remove.run(id)
+        else this.statement(table.upsertSql).run(id, JSON.stringify(doc), ...table.columnValues(doc))
       }
     })
-  }
-
-  private upsert(table: Table, id: string, doc: ReadDocument): void {
-    const values = table.columnValues(doc)
-    this.statement(table.upsertSql).run(id, JSON.stringify(doc), ...values)
-  }
-
-  private remove(table: Table, id: string): void {
-    this.statement(`DELETE FROM ${table.identifier} WHERE _id = ?`).run(id)
   }
 
   /** Commits the open transaction with every deferred document, if any. */
@@ -444,11 +437,6 @@ export class SqliteReadStore implements ReadStore {
   /** Whether SQLite would sort the whole match set to answer a page in this order (no index gives it). */
   sortsWholeMatch(table: Table, push: Pushdown, keys: readonly OrderKey[]): boolean {
     return this.explain(this.select(table, push.where, keys, false), [...push.params, 1, 0]).sorts
-  }
-
-  /** Deletes the rows of an exact pushdown (the table's trigger deletes their element rows). */
-  deleteWhere(table: Table, push: Pushdown): number {
-    return this.statement(`DELETE FROM ${table.identifier} WHERE ${push.where}`).run(...push.params).changes
   }
 
   /** Counts the rows of an exact pushdown. */
