@@ -75,7 +75,7 @@ const recordingLogger = () => {
 }
 
 t.test('a start after a clean stop loads the snapshot, catches up with later events, and holds what a rebuild from zero holds', async (t) => {
-  const config = testConfig()
+  const config = testConfig({ readStore: 'memory' })
   const first = await open(config)
   const { organizationId } = await bootstrap(first)
   await loadDemo(first)
@@ -151,7 +151,7 @@ t.test('a snapshot of other code, of another log, or cut short is not used and l
 })
 
 t.test('after a snapshot cut short or emptied, the service reads what the rebuild from the log writes', async (t) => {
-  const config = testConfig()
+  const config = testConfig({ readStore: 'memory' })
   const first = await open(config)
   const { organizationId } = await bootstrap(first)
   await first.close()
@@ -218,7 +218,7 @@ t.test('given a snapshot with one digit of a document changed in place, still va
 })
 
 t.test('given a service whose snapshot had a document value changed in place, when it starts, then it warns, refuses the snapshot and serves what the log rebuilds', async (t) => {
-  const config = testConfig()
+  const config = testConfig({ readStore: 'memory' })
   const first = await open(config)
   const { organizationId } = await bootstrap(first)
   const atStop = documents(first.readStore)
