@@ -11,9 +11,9 @@ import type { Filter } from './readStore.js'
  */
 export type FastPredicate = (doc: object) => boolean | undefined
 
-type Scalar = string | number | boolean | null
+export type Scalar = string | number | boolean | null
 
-const isScalar = (value: unknown): value is Scalar =>
+export const isScalar = (value: unknown): value is Scalar =>
   value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
 
 export const UNKNOWN = Symbol('unknown')

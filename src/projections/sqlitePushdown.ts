@@ -1,5 +1,6 @@
 import type { Filter, Sort } from './readStore.js'
-import { isSqlScalar, sqlValue, type SqlValue } from './sqliteTables.js'
+import { isScalar } from './memoryFilter.js'
+import { sqlOf, type SqlValue } from './sqliteTables.js'
 
 /**
  * What part of a MongoDB filter or sort the SQLite read store can hand to
@@ -70,8 +71,8 @@ const rangeTerm = (expression: string, operator: string, bound: string | number)
 
 /** Scalars of an `$in`/`$nin` list as SQL holds them, or null when the list is empty or holds anything else (null included). */
 const inList = (operand: unknown): SqlValue[] | null => {
-  if (!Array.isArray(operand) || operand.length === 0 || !operand.every((v) => v !== null && isSqlScalar(v))) return null
-  return operand.map((v) => sqlValue(v) as SqlValue)
+  if (!Array.isArray(operand) || operand.length === 0 || !operand.every((v) => v !== null && isScalar(v))) return null
+  return operand.map(sqlOf)
 }
 
 /** One operator on a plain field's column, or null when it is not translated exactly. */
@@ -81,7 +82,7 @@ const operatorTerm = (expression: string, operator: string, operand: unknown): T
       return equalityTerm(expression, operand)
     case '$ne':
       // IS NOT treats NULL as a value: a missing or null field differs from any non-null operand, as in MongoDB.
-      return isSqlScalar(operand) ? { sql: `${expression} IS NOT ?`, params: [sqlValue(operand)] } : null
+      return isScalar(operand) ? { sql: `${expression} IS NOT ?`, params: [sqlOf(operand)] } : null
     case '$in': {
       const values = inList(operand)
       return values === null ? null : { sql: `${expression} IN (${values.map(() => '?').join(', ')})`, params: values }
@@ -98,7 +99,7 @@ const operatorTerm = (expression: string, operator: string, operand: unknown): T
 
 const equalityTerm = (expression: string, operand: unknown): Term | null => {
   if (operand === null) return { sql: `${expression} IS NULL`, params: [] }
-  return isSqlScalar(operand) ? { sql: `${expression} = ?`, params: [sqlValue(operand)] } : null
+  return isScalar(operand) ? { sql: `${expression} = ?`, params: [sqlOf(operand)] } : null
 }
 
 /** The documents some element of whose field matches: a rowid subquery on the element table. */
@@ -112,9 +113,9 @@ const elementOperatorTerm = (columns: Columns, field: string, operator: string, 
   switch (operator) {
     case '$eq':
     case '$ne': {
-      if (operand !== null && !isSqlScalar(operand)) return null
+      if (!isScalar(operand)) return null
       const negated = operator === '$ne'
-      return operand === null ? elementTerm(columns, field, negated, 'value IS NULL', []) : elementTerm(columns, field, negated, 'value = ?', [sqlValue(operand)])
+      return operand === null ? elementTerm(columns, field, negated, 'value IS NULL', []) : elementTerm(columns, field, negated, 'value = ?', [sqlOf(operand)])
     }
     case '$in': {
       const values = inList(operand)

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import { UNKNOWN, valueAt } from './memoryFilter.js'
+import { isScalar, UNKNOWN, valueAt, type Scalar } from './memoryFilter.js'
 import type { CollectionSpec, ReadDocument } from './readStore.js'
 
 /** Quotes an SQL identifier (collection and field names come from code, but a quote in one must not break out). */
@@ -14,20 +14,19 @@ const TRUE_BLOB = Buffer.from([1])
 const NOT_SCALAR = Symbol('not scalar')
 
 /**
- * A scalar as SQL holds it, NOT_SCALAR for anything else. Booleans become
- * one-byte BLOBs: SQLite orders NULL < numbers < text < BLOBs and compares
- * BLOBs bytewise, which is MongoDB's order of these types (null, numbers,
- * strings, then booleans, false before true), and a BLOB never equals a
- * number or a string, as a boolean never equals 1 or 'true' in MongoDB.
+ * A scalar as SQL holds it. Booleans become one-byte BLOBs: SQLite orders
+ * NULL < numbers < text < BLOBs and compares BLOBs bytewise, which is
+ * MongoDB's order of these types (null, numbers, strings, then booleans, false
+ * before true), and a BLOB never equals a number or a string, as a boolean
+ * never equals 1 or 'true' in MongoDB.
  */
-export const sqlValue = (value: unknown): SqlValue | typeof NOT_SCALAR => {
-  if (value === undefined || value === null) return null
-  if (typeof value === 'string' || typeof value === 'number') return value
-  if (typeof value === 'boolean') return value ? TRUE_BLOB : FALSE_BLOB
-  return NOT_SCALAR
-}
+export const sqlOf = (value: Scalar): SqlValue => (typeof value === 'boolean' ? (value ? TRUE_BLOB : FALSE_BLOB) : value)
 
-export const isSqlScalar = (value: unknown): boolean => value !== undefined && sqlValue(value) !== NOT_SCALAR
+/** A stored value as its column holds it (NULL for nothing), NOT_SCALAR for anything else. */
+const sqlValue = (value: unknown): SqlValue | typeof NOT_SCALAR => {
+  if (value === undefined) return null
+  return isScalar(value) ? sqlOf(value) : NOT_SCALAR
+}
 
 /**
  * How an indexed field is kept, from what every stored document holds there:
@@ -43,10 +42,10 @@ type FieldKind = 'plain' | 'multikey' | 'opaque'
 const KIND_CODES: Record<FieldKind, number> = { opaque: 0, plain: 1, multikey: 2 }
 const kindOf = (code: number): FieldKind => (code === 1 ? 'plain' : code === 2 ? 'multikey' : 'opaque')
 
-/** The kind one document asks of a field (plain < multikey < opaque); an array needs its path spelled in SQLite's JSON paths. */
-const kindFor = (value: unknown, path: string): FieldKind => {
+/** The kind one document asks of a field (plain < multikey < opaque); an array needs the field's path spelled in SQLite's JSON paths. */
+const kindFor = (value: unknown, field: Field): FieldKind => {
   if (value === UNKNOWN) return 'opaque'
-  if (Array.isArray(value)) return jsonPath(path) !== null && value.every((element) => element !== undefined && sqlValue(element) !== NOT_SCALAR) ? 'multikey' : 'opaque'
+  if (Array.isArray(value)) return field.jsonPath !== null && value.every(isScalar) ? 'multikey' : 'opaque'
   return sqlValue(value) === NOT_SCALAR ? 'opaque' : 'plain'
 }
 
@@ -107,6 +106,8 @@ export const createMetadata = (db: Database.Database): void => {
 interface Field {
   column: string
   parts: readonly string[]
+  /** Its path for SQLite's JSON functions, null when it cannot be spelled there (see jsonPath). */
+  jsonPath: string | null
   kind: FieldKind
 }
 
@@ -199,7 +200,7 @@ export class Table {
         continue
       }
       values.push(null)
-      const needed = lower(field.kind, kindFor(value, path))
+      const needed = lower(field.kind, kindFor(value, field))
       if (needed !== field.kind) this.moveDown(path, field, needed)
     }
     return values
@@ -217,7 +218,7 @@ export class Table {
   private track(path: string): Field {
     const known = this.fields.get(path)
     if (known !== undefined) return known
-    const field: Field = { column: quote(`f_${path}`), parts: path.split('.'), kind: 'plain' }
+    const field: Field = { column: quote(`f_${path}`), parts: path.split('.'), jsonPath: jsonPath(path), kind: 'plain' }
     const row = this.db.prepare('SELECT plain FROM _paths WHERE collection = ? AND path = ?').get(this.name, path) as { plain: number } | undefined
     if (row !== undefined) {
       field.kind = kindOf(row.plain)
@@ -232,7 +233,7 @@ export class Table {
         for (const [rowid, value] of this.storedValues(field.parts)) {
           const scalar = value === UNKNOWN ? NOT_SCALAR : sqlValue(value)
           // A column an earlier rule kept already holds its scalars but booleans (NULL, as a new column).
-          if (scalar === NOT_SCALAR) kind = lower(kind, kindFor(value, path))
+          if (scalar === NOT_SCALAR) kind = lower(kind, kindFor(value, field))
           else if (scalar !== null) fill.run(scalar, rowid)
         }
         this.fields.set(path, field)
