@@ -1,16 +1,18 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError } from '../shared/errors.js'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/jsonDepth.js'
+import { illFormedText } from '../shared/text.js'
 
 type ParsedBody = (error: Error | null, value?: unknown) => void
 
-/** fastify's own JSON parser (`__proto__` and `constructor.prototype` refused), refusing bodies nested deeper than MAX_JSON_DEPTH too. */
+/** fastify's own JSON parser (`__proto__` and `constructor.prototype` refused), refusing bodies nested deeper than MAX_JSON_DEPTH or holding ill-formed text too. */
 export const depthLimitedJsonParser = (app: FastifyInstance) => {
   const parse = app.getDefaultJsonParser('error', 'error')
   return (request: FastifyRequest, body: string | Buffer, done: ParsedBody): void => {
     parse(request, typeof body === 'string' ? body : body.toString('utf8'), (error, value: unknown) => {
       if (error !== null) done(error)
       else if (nestsDeeperThan(value, MAX_JSON_DEPTH)) done(new AppError('BAD_REQUEST', `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`))
+      else if (illFormedText(value) !== null) done(new AppError('BAD_REQUEST', 'the JSON body holds half a UTF-16 surrogate pair (an escape such as \\ud800 alone), which is not text'))
       else done(null, value)
     })
   }

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache'
 import { Query } from 'mingo'
+import { compareText } from '../shared/text.js'
 import { compileFilter, UNKNOWN, valueAt } from './memoryFilter.js'
 import type { Filter, ReadDocument, Sort } from './readStore.js'
 
@@ -85,7 +86,7 @@ export const comparePrimitives = (a: unknown, b: unknown): number => {
   const byType = rank(a) - rank(b)
   if (byType !== 0) return byType
   if (typeof a === 'number' && typeof b === 'number') return a - b
-  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0
+  if (typeof a === 'string' && typeof b === 'string') return compareText(a, b)
   if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b)
   return 0
 }

@@ -1,3 +1,4 @@
+import { compareText } from '../shared/text.js'
 import type { Filter } from './readStore.js'
 
 /**
@@ -36,10 +37,10 @@ const equals = (value: unknown, expected: Scalar): boolean => (expected === null
 type Test = (value: unknown) => boolean
 
 /** Range operators compare values of the same type only, as MongoDB does. */
-const ranged = (compare: (a: string | number, b: string | number) => boolean, bound: string | number): Test =>
-  (value) => (typeof value === 'string' && typeof bound === 'string') || (typeof value === 'number' && typeof bound === 'number')
-    ? compare(value, bound)
-    : false
+const ranged = (holds: (order: number) => boolean, bound: string | number): Test =>
+  typeof bound === 'string'
+    ? (value) => typeof value === 'string' && holds(compareText(value, bound))
+    : (value) => typeof value === 'number' && holds(value < bound ? -1 : value > bound ? 1 : value === bound ? 0 : Number.NaN)
 
 const operatorTest = (operator: string, operand: unknown): Test | null => {
   switch (operator) {
@@ -59,10 +60,10 @@ const operatorTest = (operator: string, operand: unknown): Test | null => {
     case '$lt':
     case '$lte': {
       if (typeof operand !== 'string' && typeof operand !== 'number') return null
-      if (operator === '$gt') return ranged((a, b) => a > b, operand)
-      if (operator === '$gte') return ranged((a, b) => a >= b, operand)
-      if (operator === '$lt') return ranged((a, b) => a < b, operand)
-      return ranged((a, b) => a <= b, operand)
+      if (operator === '$gt') return ranged((order) => order > 0, operand)
+      if (operator === '$gte') return ranged((order) => order >= 0, operand)
+      if (operator === '$lt') return ranged((order) => order < 0, operand)
+      return ranged((order) => order <= 0, operand)
     }
     case '$exists':
       return typeof operand === 'boolean' ? (value) => (value !== undefined) === operand : null

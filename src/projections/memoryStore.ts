@@ -3,7 +3,7 @@ import { deepFreeze } from '../shared/freeze.js'
 import { CompositeCount } from './compositeIndex.js'
 import { OrderedIndex, totalOrder, type SortKeys } from './orderedIndex.js'
 import { isKey, type Key } from './scalarKey.js'
-import { specOf, type CollectionSpec, type Filter, type FindOptions, type InProcessAccess, type ReadCollection, type ReadDocument, type ReadStore, type Sort } from './readStore.js'
+import { specOf, withMongoLimit, type CollectionSpec, type Filter, type FindOptions, type InProcessAccess, type ReadCollection, type ReadDocument, type ReadStore, type Sort } from './readStore.js'
 
 
 /**
@@ -165,7 +165,8 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
     return this.select(filter, options)
   }
 
-  async *stream(filter: Filter, options: FindOptions = {}): AsyncIterable<T> {
+  async *stream(filter: Filter, given: FindOptions = {}): AsyncIterable<T> {
+    const options = withMongoLimit(given)
     if (options.sort !== undefined) {
       yield* this.select(filter, options)
       return
@@ -266,7 +267,8 @@ class MemoryCollection<T extends ReadDocument> implements ReadCollection<T> {
     return found
   }
 
-  private select(filter: Filter, options: FindOptions): T[] {
+  private select(filter: Filter, given: FindOptions): T[] {
+    const options = withMongoLimit(given)
     const ordered = options.sort === undefined ? undefined : this.inSortOrder(filter, options.sort)
     if (ordered !== undefined) return this.pageOf(ordered, filter, options)
     // Without a sort, the page's end is known before reading: stop there.

@@ -13,8 +13,12 @@ export type Sort = Record<string, 1 | -1>
 export interface FindOptions {
   sort?: Sort
   skip?: number
+  /** As in MongoDB, 0 means no limit. */
   limit?: number
 }
+
+/** The options with MongoDB's meaning of `limit: 0` (none) spelled out, for stores that read a limit themselves. */
+export const withMongoLimit = (options: FindOptions): FindOptions => (options.limit === 0 ? { ...options, limit: undefined } : options)
 
 export interface CollectionSpec {
   name: string

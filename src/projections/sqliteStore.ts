@@ -2,7 +2,7 @@ import Database from 'better-sqlite3'
 import fs from 'node:fs'
 import path from 'node:path'
 import { documentMatcher, sortDocuments } from './documentQuery.js'
-import { specOf, type CollectionSpec, type Filter, type FindOptions, type ReadCollection, type ReadDocument, type ReadStore } from './readStore.js'
+import { specOf, withMongoLimit, type CollectionSpec, type Filter, type FindOptions, type ReadCollection, type ReadDocument, type ReadStore } from './readStore.js'
 import { after, conjunction, orderBy, orderKeys, pushdown, type OrderKey, type Pushdown } from './sqlitePushdown.js'
 import { createMetadata, quote, Table } from './sqliteTables.js'
 import { AppError, errorMessage } from '../shared/errors.js'
@@ -129,7 +129,8 @@ class SqliteCollection<T extends ReadDocument> implements ReadCollection<T> {
    * SQL selects by the pushed-down filter in keyset pages, every document is
    * checked against the whole filter, then skipped or counted for the limit.
    */
-  private pager(filter: Filter, options: FindOptions): Pager<T> {
+  private pager(filter: Filter, given: FindOptions): Pager<T> {
+    const options = withMongoLimit(given)
     const table = this.table()
     this.store.flush(table)
     const plan = this.plan(table, filter, options)

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { Decimal } from 'decimal.js'
+import { compareText } from '../shared/text.js'
 import { formatGoTime, zoneOffsetMinutes } from './goTime.js'
 import { sprintf } from './printf.js'
 import {
@@ -245,7 +246,7 @@ const comparable = (a: unknown, b: unknown, name: string): number => {
   if (ka === 'bool') return a === b ? 0 : name === 'eq' ? 1 : fail(`${name}: invalid type for comparison: bool`)
   const sa = a as string
   const sb = b as string
-  return sa === sb ? 0 : sa < sb ? -1 : 1
+  return Math.sign(compareText(sa, sb))
 }
 
 const escapeHtml = (text: string) => text.replace(/[&<>"'\0]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&#34;', "'": '&#39;', '\0': '\uFFFD' })[c] ?? c)

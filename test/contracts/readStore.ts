@@ -58,9 +58,26 @@ export const readStoreContract = (t: Test, open: () => Promise<ReadStore>) => {
     t.same(names(await loans.find({ tags: 'vip' })), ['Álvaro Pérez'], 'matches inside arrays')
     t.same(names(await loans.find({ $or: [{ amount: 100 }, { amount: 400 }] }, { sort: { amount: 1 } })), ['beatriz', 'Diana'])
     t.same(names(await loans.find({}, { sort: { amount: 1 }, skip: 1, limit: 2 })), ['Carlos', 'Álvaro Pérez'])
+    t.same(names(await loans.find({}, { sort: { amount: 1 }, skip: 1, limit: 0 })), ['Carlos', 'Álvaro Pérez', 'Diana'], 'a limit of 0 is none, as in MongoDB')
+    t.equal((await loans.find({ status: 'open' }, { limit: 0 })).length, 3)
+    t.equal((await collect(loans.stream({}, { limit: 0 }))).length, 4)
     t.equal(await loans.count({ organizationId: 'org-a', status: 'open' }), 2)
     t.equal((await loans.findOne({ organizationId: 'org-b' }))?.name, 'Carlos')
     t.equal(await loans.findOne({ organizationId: 'org-z' }), null)
+  })
+
+  t.test('strings order by code point, as UTF-8 bytes do: a character above U+FFFF after U+E000–U+FFFF', async (t) => {
+    const store = await open()
+    const loans = store.collection<Loan>({ name: `loans_${newId().slice(-8)}`, indexes: [{ organizationId: 1, name: 1, _id: 1 }] })
+    const inCodePointOrder = ['a', 'é', '\uE000', '\uFF21 full-width', '\u{1F600} emoji', '\u{20000} CJK extension B']
+    for (const name of [...inCodePointOrder].reverse()) await loans.put(loan({ name }))
+    const names = (found: Loan[]) => found.map((d) => d.name)
+    t.same(names(await loans.find({ organizationId: 'org-a' }, { sort: { name: 1, _id: 1 } })), inCodePointOrder)
+    t.same(names(await loans.find({}, { sort: { name: -1 } })), [...inCodePointOrder].reverse())
+    const above = { name: { $gt: '\uFF21 full-width' } }
+    t.same(names(await loans.find(above, { sort: { name: 1 } })), inCodePointOrder.slice(4))
+    t.equal(await loans.count(above), 2, 'count agrees with find')
+    t.same(names(await loans.find({ organizationId: 'org-a', name: { $lt: '\u{1F600}' } }, { sort: { name: 1, _id: 1 } })), inCodePointOrder.slice(0, 4))
   })
 
   t.test('equality filters follow MongoDB: arrays contain, dotted paths cross arrays of objects, booleans and nested fields', async (t) => {
