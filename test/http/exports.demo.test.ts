@@ -113,7 +113,7 @@ t.test('blobs: 404 until made; then the portfolio at the end of the day and of t
   t.equal(dailyRows[0], (await exportFile(svc.runtime, demo.organizationId, { type: 'receivables-cutoff' })).header.join(','), 'the receivables-cutoff columns')
   t.equal(dailyRows.length, 3, 'the two credits owed at midnight')
   t.ok(dailyRows.slice(1).every((row) => row.startsWith('2026-03-10,')))
-  t.match(dailyRows.find((row) => row.includes(demo.ids['credit.ana-desembolsado'] ?? '-')), /,34,B,/, 'arrears counted to the end of the day')
+  t.match(dailyRows.find((row) => row.includes(demo.ids['credit.ana-desembolsado'] ?? '-')), /,2026-02-05,33,B,/, 'arrears counted to the day the file covers: due 2026-02-05, 33 days late on 2026-03-10')
 
   const monthly = await call('/v1/exports/blobs/monthly', token)
   t.equal(monthly.headers['content-disposition'], 'attachment; filename="monthly-2026-02.csv"')

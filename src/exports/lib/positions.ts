@@ -2,11 +2,12 @@ import type { CreditDoc, InstallmentDoc } from '../../projections/credits.js'
 import type { CreditMovementDoc } from '../../projections/creditMovements.js'
 import type { Queries } from '../../projections/queries.js'
 import type { Filter } from '../../projections/readStore.js'
-import { dayOf, daysPastDue } from '../../shared/amortization.js'
+import { daysPastDue } from '../../shared/amortization.js'
 import { plus, toMoneyText } from '../../shared/exactDecimal.js'
 import { applyAllocations, isPaid, outstandingOf, totalOutstanding, type InstallmentPosition, type Outstanding } from '../../shared/installments.js'
 import type { CreditStateName } from '../../shared/lending.js'
 import { money, toMoneyString } from '../../shared/money.js'
+import { closingDay } from './period.js'
 
 /** The state a credit was in at an instant, from the times its read model keeps; null before it was requested. */
 export const stateAt = (credit: CreditDoc, instant: string): CreditStateName | null => {
@@ -48,7 +49,7 @@ type Amounts = { principal: string; interest: string; total: string }
 /** What a credit owed and had paid at an instant. */
 export interface CreditPosition {
   instant: string
-  /** The UTC day arrears are counted to. */
+  /** The UTC day arrears are counted to: the last day the instant (an exclusive bound) covers. */
   day: string
   state: CreditStateName | null
   installments: InstallmentPosition[]
@@ -82,7 +83,8 @@ const amounts = (sum: Outstanding, currency: string): Amounts => ({
  */
 export const positionAt = (credit: CreditDoc, movements: readonly CreditMovementDoc[], instant: string): CreditPosition => {
   const { currency } = credit
-  const day = dayOf(instant)
+  // The instant is an exclusive bound: its position is that of the millisecond before, so arrears count to the day that millisecond is in.
+  const day = closingDay(instant)
   const earlier = movements.filter((m) => m.at < instant)
   let installments: InstallmentPosition[] = credit.installments.map((i) => ({ ...i, paidPrincipal: '0', paidInterest: '0', paidAt: null }))
   const sum = (kind: CreditMovementDoc['kind'], field: 'principal' | 'interest' | 'collectionCosts' | 'unapplied') =>
