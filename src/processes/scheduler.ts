@@ -23,7 +23,8 @@ export class Scheduler<Deps> {
   start(): void {
     for (const job of this.jobs) {
       // runNow skips a tick while the previous run is still going; a missed tick is caught up by the next one.
-      const task = cron.schedule(job.schedule, () => void this.runNow(job.name), { name: job.name })
+      // In UTC whatever the host's zone: the jobs' periods (the previous UTC day or month) are UTC, and UTC has no missing hour.
+      const task = cron.schedule(job.schedule, () => void this.runNow(job.name), { name: job.name, timezone: 'UTC' })
       task.on('execution:missed', (context) => this.logger.debug({ job: job.name, at: context.date }, 'scheduled run missed; the next run catches up'))
       this.tasks.push(task)
     }
@@ -31,6 +32,11 @@ export class Scheduler<Deps> {
 
   get names(): string[] {
     return this.jobs.map((j) => j.name)
+  }
+
+  /** When a started job runs next (null: not started or no further run). */
+  nextRun(name: string): Date | null {
+    return this.tasks.find((task) => task.name === name)?.getNextRun() ?? null
   }
 
   async runNow(name: string): Promise<void> {
