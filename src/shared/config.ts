@@ -60,15 +60,30 @@ const oneOf = <T extends string>(env: string, values: readonly T[], fallback: T,
   },
 })
 
-/** An ISO 8601 date (`2026-08-01`, midnight UTC) or timestamp. */
+const dateOnly = /^(\d{4})-(\d{2})-(\d{2})$/
+const timestamp = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-](\d{2}):(\d{2}))$/
+
+/** The instant a date (midnight UTC) or an RFC 3339 timestamp names; null for a day or time that does not exist or a missing offset. */
+const instantOf = (text: string): Date | null => {
+  const parts = dateOnly.exec(text) ?? timestamp.exec(text)
+  if (parts === null) return null
+  const [year, month, day, hour = '0', minute = '0', second = '0', , , offsetHours = '0', offsetMinutes = '0'] = parts.slice(1)
+  // Date would roll 2026-02-30 into March and 24:00 into the next day rather than fail.
+  const midnight = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)))
+  const realDay = midnight.toISOString().slice(0, 10) === `${year}-${month}-${day}`
+  if (!realDay || Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59 || Number(offsetHours) > 23 || Number(offsetMinutes) > 59) return null
+  return new Date(dateOnly.test(text) ? `${text}T00:00:00Z` : text)
+}
+
+/** A date (`2026-08-01`, midnight UTC) or an RFC 3339 timestamp with its offset, so the instant does not depend on the host's zone. */
 const instant = (env: string, fallback: string, description: string): Setting<Date> => ({
   env, description, defaultText: fallback,
   parse: (raw) => {
     const text = raw === undefined || raw === '' ? fallback : raw
-    const value = /^\d{4}-\d{2}-\d{2}$/.test(text) ? new Date(`${text}T00:00:00Z`) : new Date(text)
-    // A day that does not exist (2026-02-30) would roll over into the next month rather than fail.
-    const day = /^\d{4}-\d{2}-\d{2}$/.test(text) && !Number.isNaN(value.getTime()) && value.toISOString().slice(0, 10) !== text
-    if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(value.getTime()) || day) throw new ConfigError(`${env} must be an ISO 8601 date or timestamp, got "${text}"`)
+    const value = instantOf(text)
+    if (value === null || Number.isNaN(value.getTime())) {
+      throw new ConfigError(`${env} must be a date (2026-08-01, midnight UTC) or a timestamp with its offset (2026-08-01T00:00:00Z), got "${text}"`)
+    }
     return value
   },
 })
@@ -171,8 +186,8 @@ export const settings = {
   exportsSseHeartbeatMs: integer('EXPORTS_SSE_HEARTBEAT_MS', 15_000, 'Interval of the heartbeat comment on export event streams', 10),
   exportsSseMaxBufferBytes: integer('EXPORTS_SSE_MAX_BUFFER_BYTES', 1_048_576, 'Unsent bytes an event-stream client may fall behind before it is disconnected', 1024),
   exportsSseMaxStreamsPerPrincipal: integer('EXPORTS_SSE_MAX_STREAMS_PER_PRINCIPAL', 16, 'Export event streams one user or client may hold open at once on one instance (one more answers 429)', 1),
-  exportsLegacySunset: instant('EXPORTS_LEGACY_SUNSET', '2026-08-01T00:00:00Z', 'Sunset of the legacy export routes (ISO 8601 date or timestamp): from then on they answer 404'),
-  exportsLegacyReportsSunset: instant('EXPORTS_LEGACY_REPORTS_SUNSET', '2026-07-01T00:00:00Z', 'Sunset of the four legacy /reports/export/* routes (ISO 8601 date or timestamp)'),
+  exportsLegacySunset: instant('EXPORTS_LEGACY_SUNSET', '2026-08-01T00:00:00Z', 'Sunset of the legacy export routes (a date, midnight UTC, or a timestamp with its offset): from then on they answer 404'),
+  exportsLegacyReportsSunset: instant('EXPORTS_LEGACY_REPORTS_SUNSET', '2026-07-01T00:00:00Z', 'Sunset of the four legacy /reports/export/* routes (a date, midnight UTC, or a timestamp with its offset)'),
   uploadMaxBytes: integer('UPLOAD_MAX_BYTES', 10_485_760, 'Largest profile or signature file upload in bytes (10 MiB)', 1),
   uploadAllowedTypes: checked(list('UPLOAD_ALLOWED_TYPES', ['application/pdf', 'image/jpeg', 'image/png', 'image/webp', 'image/tiff', 'image/heic'],
     'Comma-separated content types accepted for profile and signature files, as sniffed from the bytes'),

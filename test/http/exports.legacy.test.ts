@@ -237,7 +237,7 @@ t.test('from their sunset on, legacy routes answer 404; the reports routes retir
 t.test('operators move the sunsets with EXPORTS_LEGACY_SUNSET and EXPORTS_LEGACY_REPORTS_SUNSET', async (t) => {
   const config = loadConfig({ EXPORTS_LEGACY_SUNSET: '2026-06-01', EXPORTS_LEGACY_REPORTS_SUNSET: '2026-12-31T18:00:00Z' }, {})
   t.equal(config.exportsLegacySunset.toISOString(), '2026-06-01T00:00:00.000Z')
-  t.throws(() => loadConfig({ EXPORTS_LEGACY_SUNSET: 'next summer' }), /EXPORTS_LEGACY_SUNSET must be an ISO 8601 date/)
+  t.throws(() => loadConfig({ EXPORTS_LEGACY_SUNSET: 'next summer' }), /EXPORTS_LEGACY_SUNSET must be a date \(2026-08-01, midnight UTC\) or a timestamp with its offset/)
   const { svc } = await setup(t, { exportsLegacySunset: config.exportsLegacySunset, exportsLegacyReportsSunset: config.exportsLegacyReportsSunset })
   t.equal((await call(svc, 'GET /export/receivables', svc.adminToken)).statusCode, 404, 'retired since June 1st')
   const reports = await call(svc, 'GET /reports/export/available-sources', svc.adminToken)

@@ -25,9 +25,16 @@ t.test('an integer setting takes digits only, and a port at most 65535', async (
   t.equal(loadConfig({ PORT: ' 8081 ' }).port, 8081, 'surrounding spaces are not part of it')
 })
 
-t.test('a sunset date must be a day of the calendar', async (t) => {
-  t.throws(() => loadConfig({ EXPORTS_LEGACY_SUNSET: '2026-02-30' }), { name: 'ConfigError', message: 'EXPORTS_LEGACY_SUNSET must be an ISO 8601 date or timestamp, got "2026-02-30"' })
+t.test('a sunset is a day of the calendar or a real time with its offset, the same instant on any host', async (t) => {
+  for (const raw of ['2026-02-30', '2026-02-30T00:00:00Z', '2026-08-01T24:00:00Z', '2026-08-01T23:60:00Z', '2026-08-01T00:00:00', '2026-08-01T00:00', '2026-08-01T00:00:00+24:00', 'August 1, 2026', '2026-8-1']) {
+    t.throws(() => loadConfig({ EXPORTS_LEGACY_SUNSET: raw }), {
+      name: 'ConfigError', message: `EXPORTS_LEGACY_SUNSET must be a date (2026-08-01, midnight UTC) or a timestamp with its offset (2026-08-01T00:00:00Z), got "${raw}"`,
+    }, raw)
+  }
   t.equal(loadConfig({ EXPORTS_LEGACY_SUNSET: '2026-02-28' }).exportsLegacySunset.toISOString(), '2026-02-28T00:00:00.000Z')
+  t.equal(loadConfig({ EXPORTS_LEGACY_REPORTS_SUNSET: '2026-08-01T00:00:00-05:00' }).exportsLegacyReportsSunset.toISOString(), '2026-08-01T05:00:00.000Z')
+  t.equal(loadConfig({ EXPORTS_LEGACY_SUNSET: '2026-07-31T23:59:59.5Z' }).exportsLegacySunset.toISOString(), '2026-07-31T23:59:59.500Z')
+  t.equal(loadConfig({}).exportsLegacySunset.toISOString(), '2026-08-01T00:00:00.000Z', 'the default')
 })
 
 t.test('settings a start would take but their use would refuse fail at start, naming the setting', async (t) => {
