@@ -113,7 +113,7 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     schema: {
       summary: 'One credit with debtor summary, installments and balances',
       description: 'With `asOf` the credit is rebuilt from its events up to that moment (for auditors): its state, installments and balances ' +
-        'then, and the debtor\'s profile as it stood then; arrears are counted as of that day.',
+        'then, and the debtor\'s profile as it stood then; arrears are counted as of that day (a moment after now reads as now).',
       tags: ['Credits'],
       headers: OrganizationHeaders,
       params: CreditParams,
@@ -131,7 +131,9 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     const debtor = profile.exists
       ? debtorOfProfile({ profileId: profile.profileId, organizationId: profile.organizationId, type: profile.profileType, natural: profile.natural, legal: profile.legal, files: { ...profile.files } })
       : null
-    return { status: 'success' as const, data: { credit: creditView(state, debtor, dayOf(moment), scoresVisible(request)) } }
+    // Nothing has happened after now: a later moment reads as now, not as a forecast of arrears.
+    const arrearsDay = dayOf(moment < clock.now() ? moment : clock.now())
+    return { status: 'success' as const, data: { credit: creditView(state, debtor, arrearsDay, scoresVisible(request)) } }
   })
 
   app.get('/credits/:creditid/installments', {

@@ -129,6 +129,8 @@ t.test('auditors: the event stream in order with metadata, and the credit as of 
   t.equal(before.statusCode, 404, 'before its request the credit did not exist')
   const asOfNow = await l.call('GET', `/v1/credits/${credit.ID}?asOf=${clock.now().toISOString()}`)
   t.same(asOfNow.json().data.credit, now.json().data.credit, 'rebuilt from events, the credit equals the read model')
+  const later = await l.call('GET', `/v1/credits/${credit.ID}?asOf=2099-12-31T00:00:00Z`)
+  t.same(later.json().data.credit, now.json().data.credit, 'a moment after now reads as now: no arrears forecast')
 })
 
 t.test('arrears are derived: days past due grow with time, the state does not change', async (t) => {
