@@ -229,7 +229,7 @@ const payInstallments = (log: LogWriter, org: Organization, line: Organization['
       },
     }, context, now)
     const approvedAt = at(Date.parse(now), rng.int(1, 90))
-    const approved = log.run(paymentOrderAggregate, orderId, created.state, { type: 'ApprovePaymentOrder', approverId: newId(), now: approvedAt }, context, approvedAt)
+    const approved = log.run(paymentOrderAggregate, orderId, created.state, { type: 'ApprovePaymentOrder', approverId: newId(), lineRequiresDistinctApprover: false, now: approvedAt }, context, approvedAt)
     const approval = approved.events[0]
     const approvalId = approved.ids[0] ?? ''
     if (approval?.type !== 'PaymentOrderApproved') throw new Error('the order was not approved')

@@ -12,7 +12,8 @@ export type PaymentOrderCommand =
   /** `taxes`: the organization's active taxes (read before the command, like `now`); those that apply are recorded with the order. */
   | { type: 'CreatePaymentOrder'; order: OrderFields; taxes: readonly TaxRate[] }
   | { type: 'SubmitPaymentOrder'; transactionReference: string; paymentReference: string; pollAfter: string; now: string }
-  | { type: 'ApprovePaymentOrder'; approverId: string; now: string }
+  /** `lineRequiresDistinctApprover`: the line's setting now; the order keeps the one of its creation, and either applies. */
+  | { type: 'ApprovePaymentOrder'; approverId: string; lineRequiresDistinctApprover: boolean; now: string }
   | { type: 'RejectPaymentOrder'; reason: string; actorId: string; now: string }
   /** The provider's outcome of a payment it processed. */
   | { type: 'SettlePaymentOrder'; outcome: 'completed' | 'failed'; errorMessage: string; paymentReference: string; now: string }
@@ -77,7 +78,7 @@ export const paymentOrderAggregate: Aggregate<PaymentOrderCommand, PaymentOrderS
       }
       case 'ApprovePaymentOrder': {
         const order = moveTo(state, 'completed')
-        if (order.requireDistinctApprover && order.creatorId === command.approverId) {
+        if ((order.requireDistinctApprover || command.lineRequiresDistinctApprover) && order.creatorId === command.approverId) {
           throw new AppError('APPROVER_IS_CREATOR', 'this credit line requires a payment order to be approved by someone other than its creator', {
             creatorId: order.creatorId,
           })

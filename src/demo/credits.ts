@@ -99,7 +99,7 @@ const pay = async (
   if (input.approve === 'leave') return
   if (created.order.status === 'pending') {
     await commands.execute(paymentOrderAggregate, orderId, input.approve === 'approve'
-      ? { type: 'ApprovePaymentOrder', approverId: input.approver, now: input.now }
+      ? { type: 'ApprovePaymentOrder', approverId: input.approver, lineRequiresDistinctApprover: false, now: input.now }
       : { type: 'RejectPaymentOrder', reason: 'Soporte de pago ilegible', actorId: input.approver, now: input.now }, context)
   }
   // The demo runs with the process managers stopped, so it applies approvals, and follows the credit limit, itself (idempotently, as they would).

@@ -216,9 +216,11 @@ export const payableRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     'Approve a payment order (no body): Status completed, ApproverID and CompletedAt set; fires onOrderWebhooks and is applied to the credit',
   ), async (request) => {
     const scope = { organizationId: organizationOf(request).id, creditId: request.params.creditid, installmentId: request.params.installmentid, orderId: request.params.orderid }
-    await loadOrderIn(commands, scope)
+    const { order } = await loadOrderIn(commands, scope)
+    // Switched on after the order was created, the line's rule still holds for it.
+    const line = order === null ? null : await queries.creditLines.get(order.creditLineId)
     await services.execute(paymentOrderAggregate, scope.orderId, {
-      type: 'ApprovePaymentOrder', approverId: principalOf(request).id, now: clock.now().toISOString(),
+      type: 'ApprovePaymentOrder', approverId: principalOf(request).id, lineRequiresDistinctApprover: line?.requireDistinctApprover ?? false, now: clock.now().toISOString(),
     }, commandContext(request))
     return { order: await loadView(scope) }
   })

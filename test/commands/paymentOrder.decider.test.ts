@@ -22,7 +22,7 @@ const decided = (history: PaymentOrderEvent[], command: PaymentOrderCommand) => 
 const historyOf: Record<OrderStatus, PaymentOrderEvent[]> = {
   pending: [created],
   processing: [created, submitted],
-  completed: decided([created], { type: 'ApprovePaymentOrder', approverId: 'u2', now }),
+  completed: decided([created], { type: 'ApprovePaymentOrder', approverId: 'u2', lineRequiresDistinctApprover: false, now }),
   failed: decided([created], { type: 'RejectPaymentOrder', reason: 'no funds', actorId: 'u2', now }),
 }
 
@@ -34,7 +34,7 @@ t.test('the same Key and body is answered with the existing order; another body 
 
 t.test('approval and rejection follow the status moves; final statuses refuse with INVALID_TRANSITION', async (t) => {
   const commands: Array<[OrderStatus, PaymentOrderCommand]> = [
-    ['completed', { type: 'ApprovePaymentOrder', approverId: 'u2', now: later }],
+    ['completed', { type: 'ApprovePaymentOrder', approverId: 'u2', lineRequiresDistinctApprover: false, now: later }],
     ['failed', { type: 'RejectPaymentOrder', reason: 'duplicate', actorId: 'u2', now: later }],
   ]
   for (const from of orderStatuses) {
@@ -52,16 +52,19 @@ t.test('approval and rejection follow the status moves; final statuses refuse wi
 })
 
 t.test('approval records approver, completion time and processing time', async (t) => {
-  const [event] = paymentOrderAggregate.decide({ type: 'ApprovePaymentOrder', approverId: 'u2', now: later }, order.given(created).state)
+  const [event] = paymentOrderAggregate.decide({ type: 'ApprovePaymentOrder', approverId: 'u2', lineRequiresDistinctApprover: false, now: later }, order.given(created).state)
   t.match(event?.data, { approverId: 'u2', approvedBy: 'principal', completedAt: later, processingTime: 1500, amount: '88848.79', creditId: 'c1' })
 })
 
 t.test('a line that demands it refuses approval by the order\'s creator', async (t) => {
   const strict: PaymentOrderEvent = { type: 'PaymentOrderCreated', data: { ...fields, requireDistinctApprover: true } }
-  order.given(strict).when({ type: 'ApprovePaymentOrder', approverId: 'u1', now }).thenRefused(t, 'APPROVER_IS_CREATOR')
-  t.equal(paymentOrderAggregate.decide({ type: 'ApprovePaymentOrder', approverId: 'u2', now }, order.given(strict).state).length, 1)
-  t.equal(paymentOrderAggregate.decide({ type: 'ApprovePaymentOrder', approverId: 'u1', now }, order.given(created).state).length, 1,
+  order.given(strict).when({ type: 'ApprovePaymentOrder', approverId: 'u1', lineRequiresDistinctApprover: false, now }).thenRefused(t, 'APPROVER_IS_CREATOR')
+  t.equal(paymentOrderAggregate.decide({ type: 'ApprovePaymentOrder', approverId: 'u2', lineRequiresDistinctApprover: false, now }, order.given(strict).state).length, 1)
+  t.equal(paymentOrderAggregate.decide({ type: 'ApprovePaymentOrder', approverId: 'u1', lineRequiresDistinctApprover: false, now }, order.given(created).state).length, 1,
     'without the demand the creator may approve')
+  order.given(created).when({ type: 'ApprovePaymentOrder', approverId: 'u1', lineRequiresDistinctApprover: true, now }).thenRefused(t, 'APPROVER_IS_CREATOR')
+  t.equal(paymentOrderAggregate.decide({ type: 'ApprovePaymentOrder', approverId: 'u2', lineRequiresDistinctApprover: true, now }, order.given(created).state).length, 1,
+    'a demand the line took on after the order was created holds too')
 })
 
 t.test('a provider submits pending orders once and its outcome settles only undecided ones', async (t) => {

@@ -208,6 +208,21 @@ t.test('a line that demands it: the creator may not approve its own order, someo
   t.not(approved.json().order.ApproverID, 'test-admin')
 })
 
+t.test('a line that takes on the demand holds its pending orders to it', async (t) => {
+  const svc = await createTestApp(t)
+  const l = await lending(svc)
+  const lineId = await l.createLine()
+  const credit = await l.disbursedCredit({ creditLineId: lineId })
+  const url = ordersOf(credit.ID, credit.installments[0]!.ID)
+  const order = (await l.call('POST', url, {})).json().order
+  t.equal((await l.call('PATCH', `/v1/credit-lines/${lineId}`, { requireDistinctApprover: true })).statusCode, 200)
+  const own = await l.call('POST', `${url}/${order.ID}/approve`)
+  t.equal(own.statusCode, 403)
+  t.equal(own.json().data.code, 'APPROVER_IS_CREATOR')
+  const approved = await l.call('POST', `${url}/${order.ID}/approve`, undefined, await memberToken(svc, svc.organizationId))
+  t.equal(approved.statusCode, 200)
+})
+
 /** A disbursed credit on a line whose default provider is the sandbox, with a clock the test moves. */
 const sandboxCredit = async (t: Parameters<typeof createTestApp>[0], sandboxDelayMs: number) => {
   const clock = new ManualClock('2026-01-10T09:00:00.000Z')
