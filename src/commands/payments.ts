@@ -3,6 +3,7 @@ import type { CreditLineConfiguration } from '../events/creditLine.js'
 import type { PaymentOrderApproved } from '../events/paymentOrder.js'
 import type { PaymentOrderState } from '../events/paymentOrderState.js'
 import type { TaxRate } from '../events/tax.js'
+import { dayOf } from '../shared/amortization.js'
 import { AppError, invalidFields, notFound, type FieldError } from '../shared/errors.js'
 import { exact, isZero, lessThan, toMoneyText, type ExactDecimal } from '../shared/exactDecimal.js'
 import { deterministicId, newId } from '../shared/ids.js'
@@ -65,11 +66,23 @@ const moneyErrors = (field: string, value: string, currency: string, positive: b
   return []
 }
 
-/** Amounts, provider and method of an order request against what is owed and the line; the provider and method it gets. */
-const checkOrderRequest = (body: OrderRequest, owed: ExactDecimal, currency: string, line: CreditLineConfiguration | null) => {
+/** A value date is a day money moved: not one to come, nor one before the credit's money left. */
+const valueDateErrors = (date: string | undefined, disbursedAt: string | null, now: string): FieldError[] => {
+  if (date === undefined) return []
+  const day = dayOf(date)
+  if (day > dayOf(now)) return [{ field: 'body.Date', message: `must not be after today (${dayOf(now)})` }]
+  if (disbursedAt !== null && day < dayOf(disbursedAt)) return [{ field: 'body.Date', message: `must not be before the credit's disbursement (${dayOf(disbursedAt)})` }]
+  return []
+}
+
+/** Amounts, value date, provider and method of an order request against what is owed, the credit and the line; the provider and method it gets. */
+const checkOrderRequest = (
+  body: OrderRequest, owed: ExactDecimal, credit: { currency: string; disbursedAt: string | null }, line: CreditLineConfiguration | null, now: string,
+) => {
+  const { currency } = credit
   const provider = body.Provider ?? line?.provider ?? 'manual'
   const gatewayMethods = methodNames(line?.gatewayMethods ?? [])
-  const errors: FieldError[] = []
+  const errors: FieldError[] = [...valueDateErrors(body.Date, credit.disbursedAt, now)]
   if (body.Amount !== undefined) {
     errors.push(...moneyErrors('body.Amount', body.Amount, currency, true))
     if (lessThan(owed, exact(body.Amount))) errors.push({ field: 'body.Amount', message: `must not exceed what is owed (${toMoneyText(owed, currency)})` })
@@ -120,7 +133,7 @@ export const createPaymentOrder = async (
   const { currency } = credit
   const { state: line } = await commands.load(creditLineAggregate, credit.creditLineId)
   const config = line.configuration
-  const { provider, method } = checkOrderRequest(body, owed, currency, config)
+  const { provider, method } = checkOrderRequest(body, owed, credit, config, input.now)
   const installment = credit.installments.find((i) => i.installmentId === input.installmentId)
   const result = await commands.execute(paymentOrderAggregate, orderId, { type: 'CreatePaymentOrder', order: {
     orderId, organizationId, creditId, creditLineId: credit.creditLineId, installmentId: input.installmentId,

@@ -135,7 +135,7 @@ export const payableRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       body: Type.Object({
         Amount: Type.Optional(MoneyInput('positive decimal string within the currency\'s minor unit')),
         Provider: Type.Optional(Type.Enum(paymentProviderNames)),
-        Date: Type.Optional(Type.String({ format: 'date-time', description: 'value date of the payment; default: now' })),
+        Date: Type.Optional(Type.String({ format: 'date-time', description: 'value date of the payment, its UTC day from the disbursement day to today; default: now' })),
         OverrideMethod: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'one of the line\'s gatewayMethods' })),
         Key: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'idempotency key, unique per credit' })),
         GatewayOption: Type.Optional(Type.String({ maxLength: 100 })),

@@ -208,6 +208,23 @@ t.test('a line that demands it: the creator may not approve its own order, someo
   t.not(approved.json().order.ApproverID, 'test-admin')
 })
 
+t.test('a value date is a day money moved: not after today, not before the disbursement day', async (t) => {
+  const clock = new ManualClock('2026-01-10T09:00:00.000Z')
+  const svc = await createTestApp(t, { clock, config: { accessTokenTtl: 30 * 86_400 } })
+  const l = await lending(svc)
+  const credit = await l.disbursedCredit()
+  clock.set('2026-01-20T12:00:00.000Z')
+  const url = ordersOf(credit.ID, credit.installments[0]!.ID)
+  const refused = async (date: string) => (await l.call('POST', url, { Date: date, Amount: '10' })).json().data
+  t.match(await refused('2026-01-21T00:00:00Z'), { code: 'VALIDATION_ERROR', errors: [{ field: 'body.Date', message: 'must not be after today (2026-01-20)' }] })
+  t.match(await refused('2026-01-20T20:00:00-05:00'), { errors: [{ field: 'body.Date' }] }, 'compared as a UTC day: that is the 21st')
+  t.match(await refused('2026-01-09T23:59:59Z'), { errors: [{ field: 'body.Date', message: 'must not be before the credit\'s disbursement (2026-01-10)' }] })
+  for (const date of ['2026-01-10T00:00:00Z', '2026-01-20T23:59:59Z']) {
+    const created = await l.call('POST', url, { Date: date, Amount: '10' })
+    t.equal(created.statusCode, 201, date)
+  }
+})
+
 t.test('a line that takes on the demand holds its pending orders to it', async (t) => {
   const svc = await createTestApp(t)
   const l = await lending(svc)
