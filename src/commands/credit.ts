@@ -23,7 +23,7 @@ export const scoringActor = (scoringModelId: string): string => `scoring-model:$
 
 export type CreditCommand =
   | (Pick<CreditTerms, 'creditId' | 'organizationId' | 'creditLineId' | 'creditLineName' | 'debtorId' | 'principal' | 'term' | 'rate' | 'rateType'
-    | 'currency' | 'availableDays' | 'requestedFirstDueDate'> & { type: 'RequestCredit'; bounds: CreditBounds; now: string })
+    | 'currency' | 'availableDays' | 'requestedFirstDueDate' | 'idempotency'> & { type: 'RequestCredit'; bounds: CreditBounds; now: string })
   | { type: 'ApproveCredit'; by: string; now: string }
   | { type: 'RejectCredit'; reason: string; by: string; now: string }
   | { type: 'CancelCredit'; reason: string; by: string; now: string }
@@ -97,7 +97,11 @@ export const firstDueDateAt = (requested: string | null, disbursedAt: string): s
 }
 
 const decideRequest = (command: Extract<CreditCommand, { type: 'RequestCredit' }>, state: CreditState): CreditEvent[] => {
-  if (state.status !== 'none') throw new AppError('ALREADY_EXISTS', 'credit already exists')
+  if (state.status !== 'none') {
+    // A request with a Key that lost a race to the same Key: the caller compares it with the credit the first one made.
+    if (command.idempotency !== undefined) return []
+    throw new AppError('ALREADY_EXISTS', 'credit already exists')
+  }
   const errors = requestErrors(command)
   if (errors.length > 0) throw invalidFields(errors)
   const schedule = frenchSchedule({
@@ -113,7 +117,7 @@ const decideRequest = (command: Extract<CreditCommand, { type: 'RequestCredit' }
     installmentAmount: schedule.installmentAmount, totalInterest: schedule.totalInterest, totalAmount: schedule.totalAmount,
     requestedFirstDueDate: command.requestedFirstDueDate, availableDays: command.availableDays,
     installments: schedule.installments.map((i) => ({ installmentId: installmentId(command.creditId, i.number), ...i })),
-    requestedAt: command.now,
+    requestedAt: command.now, ...(command.idempotency === undefined ? {} : { idempotency: command.idempotency }),
   } }]
 }
 

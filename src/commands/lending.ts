@@ -1,8 +1,12 @@
+import { createHash } from 'node:crypto'
+import type { CreditRequestKey } from '../events/credit.js'
 import type { CreditLineConfiguration } from '../events/creditLine.js'
 import type { CreditState } from '../events/creditState.js'
 import type { TaxRate } from '../events/tax.js'
 import { dayOf } from '../shared/amortization.js'
 import { AppError, invalidFields, notFound, type FieldError } from '../shared/errors.js'
+import { deterministicId } from '../shared/ids.js'
+import { money } from '../shared/money.js'
 import { creditAggregate, type CreditCommand } from './credit.js'
 import { closeCreditExposure } from './creditExposure.js'
 import { creditLimitAggregate, creditLimitIdOf, limitRefusal } from './creditLimit.js'
@@ -103,6 +107,18 @@ export const loadCreditIn = async (commands: CommandHandler, organizationId: str
 
 const unknownReference = (field: string, message: string) => invalidFields([{ field, message }])
 
+export interface CreditRequest {
+  creditId: string
+  organizationId: string
+  creditLineId: string
+  debtorId: string
+  principal?: string
+  term?: number
+  firstDueDate?: string
+  idempotency?: CreditRequestKey
+  now: string
+}
+
 /**
  * A credit request: the line must be active in the organization, the debtor
  * an active profile of the same organization; principal and term default to
@@ -111,20 +127,7 @@ const unknownReference = (field: string, message: string) => invalidFields([{ fi
  * creditor, the line's currency) has available now; nothing is reserved until
  * the disbursement, which checks again.
  */
-export const requestCredit = async (
-  commands: CommandHandler,
-  input: {
-    creditId: string
-    organizationId: string
-    creditLineId: string
-    debtorId: string
-    principal?: string
-    term?: number
-    firstDueDate?: string
-    now: string
-  },
-  context: CommandContext,
-) => {
+export const requestCredit = async (commands: CommandHandler, input: CreditRequest, context: CommandContext) => {
   const { state: line } = await commands.load(creditLineAggregate, input.creditLineId)
   if (line.configuration === null || line.organizationId !== input.organizationId) {
     throw unknownReference('body.creditLineId', 'unknown credit line in this organization')
@@ -141,7 +144,7 @@ export const requestCredit = async (
     creditLineName: config.name, debtorId: input.debtorId, principal: input.principal ?? config.principalDefault, term: input.term ?? config.timeDefault,
     rate: config.rate, rateType: config.rateType, currency: config.currency, availableDays: config.availableDays,
     bounds: { principalMin: config.principalMin, principalMax: config.principalMax, timeMin: config.timeMin, timeMax: config.timeMax },
-    requestedFirstDueDate: input.firstDueDate ?? null, now: input.now,
+    requestedFirstDueDate: input.firstDueDate ?? null, now: input.now, ...(input.idempotency === undefined ? {} : { idempotency: input.idempotency }),
   }
   // A malformed request is a 400 before it is weighed against the limit.
   creditAggregate.decide(command, creditAggregate.initialState())
@@ -149,6 +152,44 @@ export const requestCredit = async (
   const refusal = limitRefusal(limit, command.principal, dayOf(input.now))
   if (refusal !== null) throw refusal
   return commands.execute(creditAggregate, input.creditId, command, context)
+}
+
+/** The id of the credit an organization's `Idempotency-Key` names: one credit per Key, whatever the concurrency. */
+export const keyedCreditId = (organizationId: string, key: string): string => deterministicId('credit', organizationId, key)
+
+/** What makes two requests with one Key "the same": the body's fields, the principal compared as an amount, absent fields as absent. */
+export const creditRequestHash = (body: Pick<CreditRequest, 'creditLineId' | 'debtorId' | 'principal' | 'term' | 'firstDueDate'>): string =>
+  createHash('sha256').update(JSON.stringify([
+    body.creditLineId, body.debtorId, body.principal === undefined ? null : money(body.principal).toFixed(), body.term ?? null, body.firstDueDate ?? null,
+  ])).digest('hex')
+
+/**
+ * A credit request under an `Idempotency-Key` (`input.idempotency`, its
+ * credit id from `keyedCreditId`): the first request creates the credit,
+ * the same request again gets it back (`created: false`) whatever its state
+ * now, and another request with the Key is refused.
+ */
+export const requestCreditOnce = async (
+  commands: CommandHandler, input: CreditRequest & { idempotency: CreditRequestKey }, context: CommandContext,
+): Promise<{ created: boolean; position: number }> => {
+  const earlier = async () => {
+    const { state, position } = await commands.load(creditAggregate, input.creditId)
+    if (state.status === 'none') return null
+    if (state.idempotency?.requestHash !== input.idempotency.requestHash) {
+      throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was already used for a different credit request', {
+        key: input.idempotency.key, creditId: input.creditId,
+      })
+    }
+    return { created: false, position }
+  }
+  const before = await earlier()
+  if (before !== null) return before
+  const result = await requestCredit(commands, input, context)
+  if (result.events.length > 0) return { created: true, position: result.position }
+  // A concurrent request with the same Key created it first.
+  const concurrent = await earlier()
+  if (concurrent === null) throw new Error('a keyed credit request decided nothing, yet no credit exists')
+  return concurrent
 }
 
 /** Where a disbursement reports what it could not do itself and left to a process (the HTTP request's log). */

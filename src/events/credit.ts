@@ -29,7 +29,14 @@ export type CreditRequested = Event<'CreditRequested', {
   availableDays: number
   installments: InstallmentSchedule[]
   requestedAt: string
+  /** The requester's `Idempotency-Key` and a hash of its request; absent when it sent none. */
+  idempotency?: CreditRequestKey
 }>
+
+export interface CreditRequestKey {
+  key: string
+  requestHash: string
+}
 
 export type CreditApproved = Event<'CreditApproved', { creditId: string; organizationId: string; approvedBy: string; approvedAt: string }>
 export type CreditRejected = Event<'CreditRejected', { creditId: string; organizationId: string; reason: string; rejectedBy: string; rejectedAt: string }>

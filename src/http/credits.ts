@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { creditAggregate, type CreditCommand } from '../commands/credit.js'
-import { disburseCredit, loadCreditIn, requestCredit } from '../commands/lending.js'
+import { creditRequestHash, disburseCredit, keyedCreditId, loadCreditIn, requestCredit, requestCreditOnce } from '../commands/lending.js'
 import { profileAggregate } from '../commands/profile.js'
 import { debtorOfProfile } from '../projections/credits.js'
 import type { Services } from '../services.js'
@@ -58,9 +58,15 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       summary: 'Request a credit (state Solicitado) with its French amortization schedule',
       description: 'The debtor is an active profile of the organization; the line must be active. `principal` and `term` (months) default to ' +
         'the line\'s and must fall inside its bounds; the rate comes from the line. Without `firstDueDate` the first installment falls due ' +
-        'one month after disbursement (due dates are set again at disbursement).',
+        'one month after disbursement (due dates are set again at disbursement).\n\n' +
+        'With an `Idempotency-Key` header the request can be sent again safely (a retry after a timeout): the first creates the credit (201), ' +
+        'the same request again answers 200 with that credit as it is now, and another request with the Key 409 IDEMPOTENCY_KEY_REUSED; ' +
+        'concurrent duplicates create one credit. Keys are per organization and kept for good.',
       tags: ['Credits'],
-      headers: OrganizationHeaders,
+      headers: Type.Object({
+        ...OrganizationHeaders.properties,
+        'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'a key of the client\'s choosing naming this request' })),
+      }, { additionalProperties: true }),
       body: Type.Object({
         creditLineId: Uuid,
         debtorId: Uuid,
@@ -68,18 +74,21 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
         term: Type.Optional(Type.Integer({ minimum: 1, description: 'months; default: the line\'s timeDefault' })),
         firstDueDate: Type.Optional(Type.String({ format: 'date', description: 'YYYY-MM-DD, after today; the last installment must fall by 9999-12-31' })),
       }, { additionalProperties: false }),
-      response: { 201: One, ...failures(400, 401, 403, 409) },
+      response: { 201: One, 200: Type.Object(One.properties, { description: 'the credit this Idempotency-Key already created' }), ...failures(400, 401, 403, 409) },
     },
   }, async (request, reply) => {
     const organizationId = organizationOf(request).id
-    const creditId = newId()
+    const key = request.headers['idempotency-key']
     const { creditLineId, debtorId, principal, term, firstDueDate } = request.body
-    const result = await requestCredit(commands, {
-      creditId, organizationId, creditLineId, debtorId, now: clock.now().toISOString(),
+    const input = {
+      creditId: key === undefined ? newId() : keyedCreditId(organizationId, key), organizationId, creditLineId, debtorId, now: clock.now().toISOString(),
       ...(principal === undefined ? {} : { principal }), ...(term === undefined ? {} : { term }), ...(firstDueDate === undefined ? {} : { firstDueDate }),
-    }, commandContext(request))
-    await services.settle(result.position)
-    return reply.code(201).send(await respond(request, creditId))
+    }
+    const { created, position } = key === undefined
+      ? { created: true, position: (await requestCredit(commands, input, commandContext(request))).position }
+      : await requestCreditOnce(commands, { ...input, idempotency: { key, requestHash: creditRequestHash(input) } }, commandContext(request))
+    await services.settle(position)
+    return reply.code(created ? 201 : 200).send(await respond(request, input.creditId))
   })
 
   app.get('/credits', {

@@ -38,6 +38,16 @@ const commandTo: Partial<Record<CreditStateName, CreditCommand>> = {
   Desembolsado: { type: 'DisburseCredit', method: 'bank_transfer', reference: '', allowedMethods: [], taxes: [], by: 'u2', now: later },
 }
 
+t.test('a request under a Key records it; the Key\'s request again decides nothing, a request without one is refused', async (t) => {
+  const keyed: CreditCommand = { ...request, idempotency: { key: 'k1', requestHash: 'h1' } }
+  const [event] = decide([], keyed)
+  t.match(event?.data, { creditId: 'c1', idempotency: { key: 'k1', requestHash: 'h1' } })
+  t.same(credit.given(...decide([], keyed)).state.idempotency, { key: 'k1', requestHash: 'h1' })
+  t.notOk(requested[0] !== undefined && 'idempotency' in requested[0].data, 'without a Key nothing is recorded')
+  credit.given(...requested).when(keyed).thenNothing(t, 'the caller compares it with the credit there')
+  credit.given(...requested).when(request).thenRefused(t, 'ALREADY_EXISTS')
+})
+
 t.test('a request records the line\'s terms and the schedule, in state Solicitado', async (t) => {
   t.equal(requested.length, 1)
   const event = requested[0]
