@@ -172,7 +172,7 @@ const join = (separator: string, items: readonly unknown[], meter: Meter): strin
 const sortAlpha = (items: readonly unknown[], meter: Meter): string[] => {
   affordText(items, meter)
   chargeSort(items.length, meter)
-  return items.map(plainText).sort()
+  return items.map(plainText).sort(compareText)
 }
 
 /** How many times `part` occurs in `whole` without overlapping (as split finds them); '' between UTF-16 units, as split('') cuts. */
@@ -448,13 +448,13 @@ const builtins: Record<string, TemplateFunction> = {
   keys: fn(1, many, 'the sorted keys of the maps', (args, _env, meter) => {
     const keys = [...new Set(args.flatMap((a) => keysOf(map(a, 'keys'), meter)))]
     chargeSort(keys.length, meter)
-    return keys.sort()
+    return keys.sort(compareText)
   }),
   values: unary('the values of a map, by sorted key', (v, meter) => {
     const m = map(v, 'values')
     const keys = keysOf(m, meter)
     chargeSort(keys.length, meter)
-    return keys.sort().map((k) => m[k])
+    return keys.sort(compareText).map((k) => m[k])
   }),
   pick: fn(1, many, 'pick map "k1" "k2": a map of only those keys', (args, _env, meter) => {
     const m = map(args[0], 'pick')

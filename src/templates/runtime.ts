@@ -1,3 +1,4 @@
+import { compareText } from '../shared/text.js'
 import { TemplateExecutionError, type Position } from './errors.js'
 import { FunctionError, templateFunctions, type RenderEnvironment } from './functions.js'
 import { argumentTextSteps, formatValue, goTypeName, isList, isMap, kindOf, ownValue, textLength, truth, type Meter } from './values.js'
@@ -181,7 +182,7 @@ export class RenderRuntime implements Meter {
     if (isMap(value)) {
       const keys = Object.keys(value)
       this.step(site, keys.length)
-      keys.sort()
+      keys.sort(compareText)
       return rangeItems(keys.length, keys, keys.map((key) => value[key]))
     }
     if (typeof value === 'number' && Number.isInteger(value)) {

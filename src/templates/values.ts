@@ -1,4 +1,5 @@
 import { Decimal } from 'decimal.js'
+import { compareText } from '../shared/text.js'
 
 /**
  * The values a template works with: JSON data (null, strings, numbers,
@@ -115,7 +116,7 @@ export const formatValue = (value: unknown, topLevel = false): string => {
     case 'list': return `[${(value as unknown[]).map((v) => formatValue(v)).join(' ')}]`
     case 'map': {
       const map = value as Record<string, unknown>
-      return `map[${Object.keys(map).sort().map((k) => `${k}:${formatValue(map[k])}`).join(' ')}]`
+      return `map[${Object.keys(map).sort(compareText).map((k) => `${k}:${formatValue(map[k])}`).join(' ')}]`
     }
   }
 }
@@ -184,7 +185,7 @@ const jsonText = (value: unknown, step: string, margin: string): string => {
     return value.length === 0 ? '[]' : `[${open}${value.map((element) => jsonText(element, step, inner)).join(separator)}${close}]`
   }
   const record = value as Record<string, unknown>
-  const keys = isGoMap(value) ? Object.keys(record).sort() : Object.keys(record)
+  const keys = isGoMap(value) ? Object.keys(record).sort(compareText) : Object.keys(record)
   const members = keys.filter((key) => record[key] !== undefined)
     .map((key) => `${JSON.stringify(key)}${step === '' ? ':' : ': '}${jsonText(record[key], step, inner)}`)
   return members.length === 0 ? '{}' : `{${open}${members.join(separator)}${close}}`

@@ -97,6 +97,9 @@ t.test('comparison and logic functions', async (t) => {
   t.equal(render('{{ eq 1 1 }} {{ eq "a" "b" "a" }} {{ ne 1 2 }} {{ lt 1 2 }} {{ le 2 2 }} {{ gt 3 2 }} {{ ge 1 2 }}'), 'true true true true true true false')
   t.equal(render('{{ lt "9.5" "10" }} {{ gt .Credit.Principal 1000000 }} {{ eq .Credit.Term 2 }}'), 'true true true', 'decimal strings compare as numbers')
   t.equal(render('{{ lt "b" "ab" }} {{ lt "\\uFF21" "\\U0001F600" }} {{ gt "\\U0001F600" "\\uFFFF" }}'), 'false true true', 'other strings compare as Go compares them, byte by byte in UTF-8')
+  const astralLast = 'dict "\\U0001F600" 1 "\\uFF21" 2'
+  t.equal(render(`{{ sortAlpha (list "\\U0001F600" "\\uFF21") }}|{{ keys (${astralLast}) }}|{{ values (${astralLast}) }}|{{ range $k, $v := ${astralLast} }}{{ $k }}{{ end }}|{{ ${astralLast} }}|{{ ${astralLast} | toJson }}`),
+    '[\uFF21 \u{1F600}]|[\uFF21 \u{1F600}]|[2 1]|\uFF21\u{1F600}|map[\uFF21:2 \u{1F600}:1]|{"\uFF21":2,"\u{1F600}":1}', 'and so sort and range as Go: sortAlpha, keys, values, range, printed maps, toJson')
   t.equal(render('{{ and 1 "" 3 }}|{{ and 1 2 }}|{{ or "" 0 "x" }}|{{ or "" 0 }}|{{ not "" }}'), '|2|x|0|true')
   t.equal(render('{{ if and .Credit.ID (eq .Credit.Status "Desembolsado") }}yes{{ end }}'), 'yes')
   t.equal(render('{{ or .Credit.ID (fail "never evaluated") }}'), 'c-1', 'and/or stop at the deciding argument')
