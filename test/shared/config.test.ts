@@ -26,7 +26,10 @@ t.test('an integer setting takes digits only, and a port at most 65535', async (
 })
 
 t.test('a sunset is a day of the calendar or a real time with its offset, the same instant on any host', async (t) => {
-  for (const raw of ['2026-02-30', '2026-02-30T00:00:00Z', '2026-08-01T24:00:00Z', '2026-08-01T23:60:00Z', '2026-08-01T00:00:00', '2026-08-01T00:00', '2026-08-01T00:00:00+24:00', 'August 1, 2026', '2026-8-1']) {
+  for (const raw of [
+    '2026-02-30', '2026-02-30T00:00:00Z', '2026-08-01T24:00:00Z', '2026-08-01T23:60:00Z', '2026-08-01T23:59:60Z', '2026-08-01T00:00:00', '2026-08-01T00:00',
+    '2026-08-01T00:00:00+24:00', '2026-08-01T00:00:00+05:60', 'August 1, 2026', '2026-8-1', '2026-08-01 00:00:00Z',
+  ]) {
     t.throws(() => loadConfig({ EXPORTS_LEGACY_SUNSET: raw }), {
       name: 'ConfigError', message: `EXPORTS_LEGACY_SUNSET must be a date (2026-08-01, midnight UTC) or a timestamp with its offset (2026-08-01T00:00:00Z), got "${raw}"`,
     }, raw)
@@ -34,6 +37,11 @@ t.test('a sunset is a day of the calendar or a real time with its offset, the sa
   t.equal(loadConfig({ EXPORTS_LEGACY_SUNSET: '2026-02-28' }).exportsLegacySunset.toISOString(), '2026-02-28T00:00:00.000Z')
   t.equal(loadConfig({ EXPORTS_LEGACY_REPORTS_SUNSET: '2026-08-01T00:00:00-05:00' }).exportsLegacyReportsSunset.toISOString(), '2026-08-01T05:00:00.000Z')
   t.equal(loadConfig({ EXPORTS_LEGACY_SUNSET: '2026-07-31T23:59:59.5Z' }).exportsLegacySunset.toISOString(), '2026-07-31T23:59:59.500Z')
+  for (const [raw, instant] of [
+    ['2026-08-01t00:00:00z', '2026-08-01T00:00:00.000Z'], ['2026-08-01T00:00Z', '2026-08-01T00:00:00.000Z'],
+    ['2026-08-01T00:00:00.000+0000', '2026-08-01T00:00:00.000Z'], ['2026-07-31T19:00:00-0500', '2026-08-01T00:00:00.000Z'],
+    ['2026-08-01T05:30:00.123456789+05:30', '2026-08-01T00:00:00.123Z'], ['0099-01-01', '0099-01-01T00:00:00.000Z'],
+  ]) t.equal(loadConfig({ EXPORTS_LEGACY_SUNSET: raw }).exportsLegacySunset.toISOString(), instant, raw)
   t.equal(loadConfig({}).exportsLegacySunset.toISOString(), '2026-08-01T00:00:00.000Z', 'the default')
 })
 
