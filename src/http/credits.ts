@@ -65,7 +65,7 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       tags: ['Credits'],
       headers: Type.Object({
         ...OrganizationHeaders.properties,
-        'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'a key of the client\'s choosing naming this request' })),
+        'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$', description: 'a key of the client\'s choosing naming this request (printable ASCII)' })),
       }, { additionalProperties: true }),
       body: Type.Object({
         creditLineId: Uuid,

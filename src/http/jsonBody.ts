@@ -5,14 +5,18 @@ import { illFormedText } from '../shared/text.js'
 
 type ParsedBody = (error: Error | null, value?: unknown) => void
 
+/** Text decoded from UTF-8 holds no half surrogate pair: only a `\uD800`–`\uDFFF` escape can put one in the parsed value. */
+const surrogateEscape = /\\u[dD][89a-fA-F]/
+
 /** fastify's own JSON parser (`__proto__` and `constructor.prototype` refused), refusing bodies nested deeper than MAX_JSON_DEPTH or holding ill-formed text too. */
 export const depthLimitedJsonParser = (app: FastifyInstance) => {
   const parse = app.getDefaultJsonParser('error', 'error')
   return (request: FastifyRequest, body: string | Buffer, done: ParsedBody): void => {
-    parse(request, typeof body === 'string' ? body : body.toString('utf8'), (error, value: unknown) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8')
+    parse(request, text, (error, value: unknown) => {
       if (error !== null) done(error)
       else if (nestsDeeperThan(value, MAX_JSON_DEPTH)) done(new AppError('BAD_REQUEST', `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`))
-      else if (illFormedText(value) !== null) done(new AppError('BAD_REQUEST', 'the JSON body holds half a UTF-16 surrogate pair (an escape such as \\ud800 alone), which is not text'))
+      else if (surrogateEscape.test(text) && illFormedText(value) !== null) done(new AppError('BAD_REQUEST', 'the JSON body holds half a UTF-16 surrogate pair (an escape such as \\ud800 alone), which is not text'))
       else done(null, value)
     })
   }

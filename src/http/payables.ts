@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type, type Static } from 'typebox'
+import { creditLineAggregate } from '../commands/creditLine.js'
 import { paymentOrderAggregate } from '../commands/paymentOrder.js'
 import { createPaymentOrder, loadOrderIn } from '../commands/payments.js'
 import type { PaymentOrderState } from '../events/paymentOrderState.js'
@@ -217,8 +218,8 @@ export const payableRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   ), async (request) => {
     const scope = { organizationId: organizationOf(request).id, creditId: request.params.creditid, installmentId: request.params.installmentid, orderId: request.params.orderid }
     const { order } = await loadOrderIn(commands, scope)
-    // Switched on after the order was created, the line's rule still holds for it.
-    const line = order === null ? null : await queries.creditLines.get(order.creditLineId)
+    // Switched on after the order was created, the line's rule still holds for it; read from the line's stream, which no read model lags.
+    const line = order === null ? null : (await commands.load(creditLineAggregate, order.creditLineId)).state.configuration
     await services.execute(paymentOrderAggregate, scope.orderId, {
       type: 'ApprovePaymentOrder', approverId: principalOf(request).id, lineRequiresDistinctApprover: line?.requireDistinctApprover ?? false, now: clock.now().toISOString(),
     }, commandContext(request))
