@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import type { CreditRequestKey } from '../events/credit.js'
 import type { CreditLineConfiguration } from '../events/creditLine.js'
 import type { CreditState } from '../events/creditState.js'
@@ -12,6 +11,7 @@ import { closeCreditExposure } from './creditExposure.js'
 import { creditLimitAggregate, creditLimitIdOf, limitRefusal } from './creditLimit.js'
 import { creditLineAggregate, methodNames, type CreditLineState } from './creditLine.js'
 import type { CommandContext, CommandHandler } from './handler.js'
+import { createOnce, hashRequest } from './idempotency.js'
 import { organizationAggregate } from './organization.js'
 import { profileAggregate } from './profile.js'
 import { webhookAggregate } from './webhook.js'
@@ -159,9 +159,7 @@ export const keyedCreditId = (organizationId: string, key: string): string => de
 
 /** What makes two requests with one Key "the same": the body's fields, the principal compared as an amount, absent fields as absent. */
 export const creditRequestHash = (body: Pick<CreditRequest, 'creditLineId' | 'debtorId' | 'principal' | 'term' | 'firstDueDate'>): string =>
-  createHash('sha256').update(JSON.stringify([
-    body.creditLineId, body.debtorId, body.principal === undefined ? null : money(body.principal).toFixed(), body.term ?? null, body.firstDueDate ?? null,
-  ])).digest('hex')
+  hashRequest([body.creditLineId, body.debtorId, body.principal === undefined ? null : money(body.principal).toFixed(), body.term ?? null, body.firstDueDate ?? null])
 
 /**
  * A credit request under an `Idempotency-Key` (`input.idempotency`, its
@@ -182,14 +180,7 @@ export const requestCreditOnce = async (
     }
     return { created: false, position }
   }
-  const before = await earlier()
-  if (before !== null) return before
-  const result = await requestCredit(commands, input, context)
-  if (result.events.length > 0) return { created: true, position: result.position }
-  // A concurrent request with the same Key created it first.
-  const concurrent = await earlier()
-  if (concurrent === null) throw new Error('a keyed credit request decided nothing, yet no credit exists')
-  return concurrent
+  return createOnce(earlier, () => requestCredit(commands, input, context), (result) => ({ created: true, position: result.position }))
 }
 
 /** Where a disbursement reports what it could not do itself and left to a process (the HTTP request's log). */

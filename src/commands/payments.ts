@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto'
 import type { CreditLineConfiguration } from '../events/creditLine.js'
 import type { PaymentOrderApproved } from '../events/paymentOrder.js'
+import type { CreditState } from '../events/creditState.js'
 import type { PaymentOrderState } from '../events/paymentOrderState.js'
 import type { TaxRate } from '../events/tax.js'
 import { dayOf } from '../shared/amortization.js'
@@ -13,6 +13,7 @@ import { fitsMinorUnit, money, toMoneyString } from '../shared/money.js'
 import { creditAggregate } from './credit.js'
 import { creditLineAggregate, methodNames } from './creditLine.js'
 import type { CommandContext, CommandHandler } from './handler.js'
+import { createOnce, hashRequest } from './idempotency.js'
 import { loadCreditIn } from './lending.js'
 import { paymentOrderAggregate } from './paymentOrder.js'
 
@@ -33,11 +34,10 @@ export const keyedOrderId = (creditId: string, key: string): string => determini
 /** Hash of what makes two requests with one Key "the same": amounts compared as numbers, absent fields as absent. */
 export const orderRequestHash = (installmentId: string, body: OrderRequest): string => {
   const amount = (value: string | undefined) => (value === undefined ? null : money(value).toFixed())
-  const canonical = JSON.stringify([
+  return hashRequest([
     installmentId, amount(body.Amount), body.Provider ?? null, body.Date === undefined ? null : new Date(body.Date).toISOString(),
     body.OverrideMethod ?? null, body.GatewayOption ?? null, amount(body.CollectionCosts),
   ])
-  return createHash('sha256').update(canonical).digest('hex')
 }
 
 export interface CreatedOrder {
@@ -98,6 +98,16 @@ const checkOrderRequest = (
   return { provider, method: body.OverrideMethod ?? gatewayMethods[0] ?? providerDefaultMethods[provider] }
 }
 
+export interface OrderInput {
+  organizationId: string
+  creditId: string
+  installmentId: string
+  body: OrderRequest
+  taxes: readonly TaxRate[]
+  creatorId: string
+  now: string
+}
+
 /**
  * A payment order on an installment (or `zero`: the whole outstanding balance)
  * of a disbursed credit. With a Key the order id derives from credit and Key,
@@ -107,23 +117,31 @@ const checkOrderRequest = (
  * taxes on `PAYMENT` and `FEE` (none are needed without collection costs):
  * those that apply to the collection costs are recorded with the order.
  */
-export const createPaymentOrder = async (
-  commands: CommandHandler,
-  input: { organizationId: string; creditId: string; installmentId: string; body: OrderRequest; taxes: readonly TaxRate[]; creatorId: string; now: string },
-  context: CommandContext,
-): Promise<CreatedOrder> => {
+export const createPaymentOrder = async (commands: CommandHandler, input: OrderInput, context: CommandContext): Promise<CreatedOrder> => {
   const { body, organizationId, creditId } = input
   const key = body.Key ?? ''
   const requestHash = orderRequestHash(input.installmentId, body)
   const orderId = key === '' ? newId() : keyedOrderId(creditId, key)
   const earlier = async () => {
+    if (key === '') return null
     const existing = await commands.load(paymentOrderAggregate, orderId)
     return existing.revision === 'no_stream' ? null : existingOrder(existing.state, { organizationId, creditId }, requestHash, key, existing.position)
   }
   // The credit is checked in the caller's organization before the Key is looked up, so another organization's Keys stay unobservable.
   const credit = await loadCreditIn(commands, organizationId, creditId)
-  const before = key === '' ? null : await earlier()
-  if (before !== null) return before
+  return createOnce(earlier, () => createOrder(commands, { ...input, orderId, key, requestHash }, credit, context), (result) => ({
+    order: result.state, created: true, position: result.position,
+  }))
+}
+
+/** The order a request creates on the credit, once the Key named none. */
+const createOrder = async (
+  commands: CommandHandler,
+  input: OrderInput & { orderId: string; key: string; requestHash: string },
+  credit: CreditState,
+  context: CommandContext,
+) => {
+  const { body, organizationId, creditId, orderId, key, requestHash } = input
   if (credit.status !== 'Desembolsado') {
     throw new AppError('CREDIT_NOT_PAYABLE', `payment orders need a Desembolsado credit; this one is ${credit.status}`, { state: credit.status })
   }
@@ -135,7 +153,7 @@ export const createPaymentOrder = async (
   const config = line.configuration
   const { provider, method } = checkOrderRequest(body, owed, credit, config, input.now)
   const installment = credit.installments.find((i) => i.installmentId === input.installmentId)
-  const result = await commands.execute(paymentOrderAggregate, orderId, { type: 'CreatePaymentOrder', order: {
+  return commands.execute(paymentOrderAggregate, orderId, { type: 'CreatePaymentOrder', order: {
     orderId, organizationId, creditId, creditLineId: credit.creditLineId, installmentId: input.installmentId,
     installmentNumber: input.installmentId === ZERO_INSTALLMENT ? 0 : installment?.number ?? 0,
     amount: body.Amount === undefined ? toMoneyText(owed, currency) : toMoneyString(body.Amount, currency), currency, collectionCosts: toMoneyString(body.CollectionCosts ?? '0', currency),
@@ -144,12 +162,6 @@ export const createPaymentOrder = async (
     paymentDate: body.Date === undefined ? input.now : new Date(body.Date).toISOString(), creatorId: input.creatorId,
     requireDistinctApprover: config?.requireDistinctApprover ?? false, createdAt: input.now,
   }, taxes: input.taxes }, context)
-  if (result.events.length === 0) {
-    // A concurrent request with the same Key created it first.
-    const concurrent = await earlier()
-    if (concurrent !== null) return concurrent
-  }
-  return { order: result.state, created: true, position: result.position }
 }
 
 /** The order when it exists under the credit and installment of the path, in the organization. */
