@@ -177,6 +177,25 @@ export const loadOrderIn = async (
   return state
 }
 
+/**
+ * Approves an order found in the organization. The line's rule as it is now
+ * counts beside the one the order recorded at its creation: switched on
+ * later, it still holds the order (read from the line's stream, which no
+ * read model lags).
+ */
+export const approvePaymentOrder = async (
+  commands: CommandHandler,
+  scope: { organizationId: string; creditId: string; installmentId: string; orderId: string },
+  approval: { approverId: string; now: string },
+  context: CommandContext,
+) => {
+  const { order } = await loadOrderIn(commands, scope)
+  const line = order === null ? null : (await commands.load(creditLineAggregate, order.creditLineId)).state.configuration
+  return commands.execute(paymentOrderAggregate, scope.orderId, {
+    type: 'ApprovePaymentOrder', ...approval, lineRequiresDistinctApprover: line?.requireDistinctApprover ?? false,
+  }, context)
+}
+
 /** Applies an approved order to its credit; the credit remembers applied orders, so a redelivery changes nothing. */
 export const applyApprovedPayment = (commands: CommandHandler, approval: PaymentOrderApproved['data'], context: CommandContext) =>
   commands.execute(creditAggregate, approval.creditId, {

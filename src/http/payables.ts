@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type, type Static } from 'typebox'
-import { creditLineAggregate } from '../commands/creditLine.js'
 import { paymentOrderAggregate } from '../commands/paymentOrder.js'
-import { createPaymentOrder, loadOrderIn } from '../commands/payments.js'
+import { approvePaymentOrder, createPaymentOrder, loadOrderIn } from '../commands/payments.js'
 import type { PaymentOrderState } from '../events/paymentOrderState.js'
 import type { OrderApplication } from '../projections/paymentOrders.js'
 import type { Services } from '../services.js'
@@ -217,12 +216,8 @@ export const payableRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     'Approve a payment order (no body): Status completed, ApproverID and CompletedAt set; fires onOrderWebhooks and is applied to the credit',
   ), async (request) => {
     const scope = { organizationId: organizationOf(request).id, creditId: request.params.creditid, installmentId: request.params.installmentid, orderId: request.params.orderid }
-    const { order } = await loadOrderIn(commands, scope)
-    // Switched on after the order was created, the line's rule still holds for it; read from the line's stream, which no read model lags.
-    const line = order === null ? null : (await commands.load(creditLineAggregate, order.creditLineId)).state.configuration
-    await services.execute(paymentOrderAggregate, scope.orderId, {
-      type: 'ApprovePaymentOrder', approverId: principalOf(request).id, lineRequiresDistinctApprover: line?.requireDistinctApprover ?? false, now: clock.now().toISOString(),
-    }, commandContext(request))
+    const approved = await approvePaymentOrder(commands, scope, { approverId: principalOf(request).id, now: clock.now().toISOString() }, commandContext(request))
+    await services.settle(approved.position)
     return { order: await loadView(scope) }
   })
 
