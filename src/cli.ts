@@ -1,6 +1,9 @@
 import os from 'node:os'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { SingleBar, Presets } from 'cli-progress'
+import { backupDataDir } from './backup/backup.js'
+import { BackupError } from './backup/manifest.js'
+import { restoreDataDir } from './backup/restore.js'
 import { loadDemo } from './demo/index.js'
 import { UnreadableEventError } from './events/serialization.js'
 import { bootstrap } from './identity/bootstrap.js'
@@ -23,6 +26,9 @@ const usage = `credit-service <command>
   events read <stream> [--from N] [--limit N]   a stream's events as JSON lines
   events tail [--from POSITION] [--no-follow]   the global log as JSON lines (default: last 10, then live)
   demo                           load the demo data set (idempotent)
+  backup <directory>             copy DATA_DIR (event log, read store, keys, files) into a new directory,
+                                 consistent even while the service runs
+  restore <directory> [--check]  check a backup and copy it into an empty DATA_DIR; --check only checks it
 `
 
 const print = (line: string) => process.stdout.write(`${line}\n`)
@@ -129,6 +135,16 @@ const printTimings = (timings: readonly ProjectionTiming[]) => {
   }
 }
 
+/** DATA_DIR of a configuration whose stores are all embedded: with EventStoreDB or MongoDB, those servers' own tools back their data up. */
+const embeddedDataDir = (command: string): string => {
+  const config = loadConfig(process.env, { processesEnabled: false, cronEnabled: false })
+  const servers = [config.eventStoreUrl === undefined ? null : 'EVENTSTORE_URL', config.mongoUrl === undefined ? null : 'MONGODB_URL'].filter((name) => name !== null)
+  if (servers.length > 0) {
+    throw new BackupError(`${command} copies the embedded stores, and ${servers.join(' and ')} ${servers.length === 1 ? 'is' : 'are'} set: back those servers up with their own tools, and DATA_DIR/keys with them (README.md, "Backup and restore")`)
+  }
+  return config.dataDir
+}
+
 const progressBar = () => {
   const bar = new SingleBar({ format: 'rebuilding [{bar}] {percentage}% | {value}/{total} positions', hideCursor: true }, Presets.shades_classic)
   let begun = false
@@ -225,6 +241,21 @@ const main = async (argv: string[]) => {
       }
       break
     }
+    case 'backup': {
+      const { positionals } = argsOf(argv.slice(1), {})
+      const [target] = positionals
+      if (target === undefined || positionals.length > 1) throw new UsageError('backup takes one argument: the directory to create')
+      await backupDataDir({ dataDir: embeddedDataDir('backup'), target, now: new Date(), report: print })
+      return
+    }
+    case 'restore': {
+      const { values, positionals } = argsOf(argv.slice(1), { check: { type: 'boolean', default: false } })
+      const [backup] = positionals
+      if (backup === undefined || positionals.length > 1) throw new UsageError('restore takes one argument: the backup directory')
+      await restoreDataDir({ backup, dataDir: embeddedDataDir('restore'), now: new Date(), checkOnly: values.check, report: print })
+      if (!values.check) print('start the service on this DATA_DIR: its read models catch up with the restored log')
+      return
+    }
     case 'help':
     case '--help':
       print(usage)
@@ -249,7 +280,7 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   }
   // A bad setting, or a log a newer version wrote, is the operator's to fix: the message says which and why, and a stack would only bury it.
   const text = error instanceof ConfigError ? `${error.message} (settings: README.md, "Configuration")`
-    : error instanceof UnreadableEventError ? error.message
+    : error instanceof UnreadableEventError || error instanceof BackupError ? error.message
     : error instanceof Error ? error.stack ?? error.message : String(error)
   process.stderr.write(`${text}\n`)
   process.exit(1)

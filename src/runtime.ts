@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { pino, type Logger } from 'pino'
+import { assertNoUnfinishedRestore } from './backup/restore.js'
 import { CommandHandler } from './commands/handler.js'
 import type { RecordedEvent } from './events/catalogue.js'
 import { EventStoreDbEventStore } from './events/eventstoredb.js'
@@ -85,6 +86,7 @@ const LEFTOVER_IDLE_MS = 60_000
 /** The composition root: opens the stores the configuration names and wires every part to them. */
 export const createRuntime = async (config: Config, options: RuntimeOptions = {}): Promise<Runtime> => {
   fs.mkdirSync(config.dataDir, { recursive: true })
+  await assertNoUnfinishedRestore(config.dataDir)
   const clock = options.clock ?? systemClock
   // An embedded store (the log, or read models with their checkpoints) makes DATA_DIR one process's; instances on EventStoreDB and MongoDB may share it for the keys.
   const embedded = config.eventStoreUrl === undefined || config.mongoUrl === undefined

@@ -5,6 +5,7 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
+import { syncPath } from '../shared/durableFs.js'
 import { isTimeOrderedId } from '../shared/ids.js'
 import type { FileMetadata, FileStore, OpenedFile, StoredFile } from './fileStore.js'
 
@@ -18,16 +19,6 @@ const SAFE_ID = /^[A-Za-z0-9_-]{1,128}$/
  * always were.
  */
 export const shardOf = (fileId: string): string => isTimeOrderedId(fileId) ? fileId.slice(-2) : fileId.slice(0, 2)
-
-/** fsync of a file or a directory (a directory's, so that the renames in it are durable). */
-const syncFile = async (file: string): Promise<void> => {
-  const handle = await fs.open(file, 'r')
-  try {
-    await handle.sync()
-  } finally {
-    await handle.close()
-  }
-}
 
 /** Files under DATA_DIR/files: content and a JSON sidecar, each written to a temp name, fsynced and renamed into place. */
 export class FilesystemFileStore implements FileStore {
@@ -60,13 +51,13 @@ export class FilesystemFileStore implements FileStore {
       const metaTemp = `${paths.meta}.${randomUUID()}.tmp`
       await fs.writeFile(metaTemp, JSON.stringify(stored))
       // The event naming the file is committed (and fsynced) once this answers: the bytes and both names must survive a power loss first.
-      await Promise.all([syncFile(temp), syncFile(metaTemp)])
+      await Promise.all([syncPath(temp), syncPath(metaTemp)])
       await fs.rename(temp, paths.content)
       await fs.rename(metaTemp, paths.meta)
-      await syncFile(paths.dir)
+      await syncPath(paths.dir)
       // A directory made for this file: each parent's entry of it too, from the shard up to the first one made.
       if (created !== undefined) {
-        for (let dir = paths.dir; dir !== path.dirname(created); dir = path.dirname(dir)) await syncFile(path.dirname(dir))
+        for (let dir = paths.dir; dir !== path.dirname(created); dir = path.dirname(dir)) await syncPath(path.dirname(dir))
       }
       return stored
     } catch (error) {

@@ -1,0 +1,193 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import t, { type Test } from 'tap'
+import { backupDataDir } from '../../src/backup/backup.js'
+import { BackupError, parseSummary } from '../../src/backup/manifest.js'
+import { RESTORE_MARKER, restoreDataDir } from '../../src/backup/restore.js'
+import { loadDemo } from '../../src/demo/index.js'
+import { createRuntime } from '../../src/runtime.js'
+import { createTestApp, type TestApp } from '../helpers/app.js'
+import { tempDir, testConfig } from '../helpers/config.js'
+
+const now = new Date('2026-11-24T10:00:00Z')
+
+/** What a lending team reads: lists and documents of several read models, and a stored file's bytes. */
+const answers = async (svc: TestApp, organizationId: string, ids: Record<string, string>) => {
+  const headers = { 'config-organization-id': organizationId, 'organization-id': organizationId }
+  const get = async (url: string) => {
+    const response = await svc.call({ method: 'GET', url, token: svc.adminToken, headers })
+    return { url, status: response.statusCode, body: response.json() }
+  }
+  const profile = await get(`/v1/profiles/${ids['profile.ana']}`)
+  const fileId: unknown = profile.body.data.natural.WorkCertificateFileID
+  const file = await svc.call({ method: 'GET', url: `/v1/debtor/${ids['profile.ana']}/profile/work-certificate/${String(fileId)}`, token: svc.adminToken })
+  return {
+    reads: [
+      await get('/v1/profiles?limit=100'), profile, await get('/v1/credits?limit=100'), await get('/v1/credit-lines?limit=100'),
+      await get(`/v1/credits/${ids['credit.ana-desembolsado']}`), await get('/v1/taxes'), await get('/v1/webhooks'),
+      await get(`/v1/document/${ids['document.ana-loan-agreement']}/signature-scan/${ids['signature.ana-loan-agreement']}`),
+    ],
+    file: { status: file.statusCode, type: file.headers['content-type'], bytes: file.rawPayload.toString('base64') },
+  }
+}
+
+const logIds = async (svc: TestApp, upTo: number): Promise<string[]> => {
+  const ids: string[] = []
+  for await (const event of svc.runtime.eventStore.readAll({ after: 0 })) if (event.position <= upTo) ids.push(event.id)
+  return ids
+}
+
+t.test('a backup restores into a service that answers as the original did, files, keys and tokens included', async (t) => {
+  for (const readStore of ['memory', 'sqlite'] as const) {
+    await t.test(`${readStore} read store`, async (t) => {
+      const original = await createTestApp(t, { config: { readStore, processesEnabled: false } })
+      const demo = await loadDemo(original.runtime)
+      const head = await original.runtime.eventStore.headPosition()
+      await original.runtime.settle(head)
+      const before = await answers(original, demo.organizationId, demo.ids)
+      t.ok(before.reads.every((read) => read.status === 200), 'every read answers')
+      t.equal(before.file.status, 200)
+
+      const reported: string[] = []
+      const target = path.join(tempDir(), 'backup')
+      const { summary } = await backupDataDir({ dataDir: original.config.dataDir, target, now, report: (line) => reported.push(line) })
+      t.same(summary.eventLog, { head, events: head }, 'the log as it stood')
+      t.match(reported.join('\n'), new RegExp(`event log: ${head} events up to position ${head}`))
+      t.match(reported.join('\n'), /stored files: \d+/)
+      t.same(parseSummary(fs.readFileSync(path.join(target, 'backup.json'), 'utf8')), summary, 'the summary is on disk')
+      t.same(fs.readdirSync(path.join(target, 'data')).filter((name) => /-(wal|shm)$/.test(name) || name.startsWith('instance.lock')), [],
+        'no lock or SQLite side file in the copy')
+      t.equal(fs.statSync(path.join(target, 'data', 'keys', 'data.key')).mode & 0o777, 0o600, 'keys stay private')
+      if (readStore === 'sqlite') t.ok(fs.existsSync(path.join(target, 'data', 'read-store.sqlite')), 'the read models with their checkpoints')
+
+      const dataDir = path.join(tempDir(), 'restored')
+      await restoreDataDir({ backup: target, dataDir, now })
+      t.notOk(fs.existsSync(path.join(dataDir, RESTORE_MARKER)), 'no unfinished mark once done')
+      const restored = await createTestApp(t, { config: { readStore, processesEnabled: false, dataDir } })
+      t.equal(await restored.runtime.eventStore.headPosition(), head)
+      t.same(await logIds(restored, head), await logIds(original, head), 'the same events at the same positions')
+      await restored.runtime.settle(head)
+      // The original's token: the signing key came back with the log.
+      const after = await answers({ ...restored, adminToken: original.adminToken }, demo.organizationId, demo.ids)
+      t.same(after, before, 'the same answers, the stored file the same bytes')
+    })
+  }
+})
+
+t.test('a backup taken while the service writes holds a prefix of its log and every file that prefix names', async (t) => {
+  const svc = await createTestApp(t, { config: { processesEnabled: false } })
+  const demo = await loadDemo(svc.runtime)
+  const organizationId = demo.organizationId
+  const headers = { 'organization-id': organizationId, 'config-organization-id': organizationId }
+  const taxCount = async (service: TestApp): Promise<number> =>
+    (await service.call({ method: 'GET', url: '/v1/taxes', token: svc.adminToken, headers })).json().data.length
+  const demoTaxes = await taxCount(svc)
+  let writing = true
+  let written = 0
+  const writes = (async () => {
+    while (writing) {
+      const response = await svc.call({
+        method: 'POST', url: '/v1/taxes', token: svc.adminToken, headers,
+        payload: { name: `Tax ${written}`, percentage: 1.5, type: 'OTHER', applies_to: ['CREDIT'] },
+      })
+      if (response.statusCode >= 300) throw new Error(`write refused: ${response.statusCode} ${response.body}`)
+      written++
+    }
+  })()
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  const target = path.join(tempDir(), 'backup')
+  const { summary } = await backupDataDir({ dataDir: svc.config.dataDir, target, now })
+  writing = false
+  await writes
+  t.ok(written > 0, `${written} writes went on around the backup`)
+  t.ok(summary.eventLog.head < await svc.runtime.eventStore.headPosition(), 'the service wrote past the backup')
+
+  const dataDir = path.join(tempDir(), 'restored')
+  await restoreDataDir({ backup: target, dataDir, now })
+  const restored = await createTestApp(t, { config: { processesEnabled: false, dataDir } })
+  t.same(await logIds(restored, summary.eventLog.head), await logIds(svc, summary.eventLog.head), 'a prefix of the log')
+  const restoredTaxes = await taxCount(restored) - demoTaxes
+  t.ok(restoredTaxes > 0 && restoredTaxes <= written, `${restoredTaxes} of the ${written} taxes written`)
+  const before = await answers(svc, organizationId, demo.ids)
+  const after = await answers({ ...restored, adminToken: svc.adminToken }, organizationId, demo.ids)
+  t.same(after.file, before.file, 'the stored file is there')
+})
+
+/** A finished backup of a small service, for the refusals. */
+const smallBackup = async (t: Test) => {
+  const svc = await createTestApp(t, { config: { processesEnabled: false } })
+  await loadDemo(svc.runtime)
+  await svc.close()
+  const target = path.join(tempDir(), 'backup')
+  const { summary } = await backupDataDir({ dataDir: svc.config.dataDir, target, now })
+  return { dataDir: svc.config.dataDir, target, summary }
+}
+
+t.test('a backup refuses a target that exists or lies inside DATA_DIR, and a DATA_DIR without a log', async (t) => {
+  const { dataDir, target } = await smallBackup(t)
+  await t.rejects(backupDataDir({ dataDir, target, now }), new BackupError(`${target} exists: a backup goes into a new directory`))
+  await t.rejects(backupDataDir({ dataDir, target: path.join(dataDir, 'backups', 'one'), now }), { name: 'BackupError', message: /must be outside DATA_DIR/ })
+  await t.rejects(backupDataDir({ dataDir: tempDir(), target: path.join(tempDir(), 'b'), now }), { name: 'BackupError', message: /holds no event log/ })
+  t.same(fs.readdirSync(path.dirname(target)), ['backup'], 'no partial directory left behind')
+})
+
+t.test('a restore refuses a DATA_DIR that holds anything, and writes nothing there', async (t) => {
+  const { target } = await smallBackup(t)
+  const dataDir = tempDir()
+  fs.writeFileSync(path.join(dataDir, 'notes.txt'), 'mine')
+  await t.rejects(restoreDataDir({ backup: target, dataDir, now }), { name: 'BackupError', message: /is not empty \(1 entries\)/ })
+  t.same(fs.readdirSync(dataDir), ['notes.txt'])
+  await t.rejects(restoreDataDir({ backup: tempDir(), dataDir: path.join(tempDir(), 'd'), now }), { name: 'BackupError', message: /is not a finished backup/ })
+})
+
+t.test('a damaged backup is found by --check and by the restore, which leaves DATA_DIR marked so no service starts on it', async (t) => {
+  const { target } = await smallBackup(t)
+  const key = path.join(target, 'data', 'keys', 'signing-key.pem')
+  const manifest = fs.readFileSync(path.join(target, 'manifest.jsonl'), 'utf8')
+  const lines = manifest.trim().split('\n')
+  const entryOf = (entryPath: string) => lines.findIndex((line) => JSON.parse(line).path === entryPath)
+  t.ok(entryOf('keys/signing-key.pem') >= 0 && entryOf('events.sqlite') > entryOf('keys/signing-key.pem') && lines.some((line) => JSON.parse(line).path.startsWith('files/')),
+    'keys before the log, files after it')
+  fs.appendFileSync(key, ' ')
+
+  await t.rejects(restoreDataDir({ backup: target, dataDir: tempDir(), now, checkOnly: true }), { name: 'BackupError', message: /keys\/signing-key\.pem differs from the manifest/ })
+  const dataDir = path.join(tempDir(), 'restored')
+  await t.rejects(restoreDataDir({ backup: target, dataDir, now }), { name: 'BackupError', message: /differs from the manifest.*stays marked as an unfinished restore/ })
+  t.ok(fs.existsSync(path.join(dataDir, RESTORE_MARKER)))
+  await t.rejects(createRuntime(testConfig({ dataDir })), { name: 'BackupError', message: /holds an unfinished restore/ })
+})
+
+t.test('a restore takes no manifest but the one the summary names, and no path outside DATA_DIR', async (t) => {
+  const { target, summary } = await smallBackup(t)
+  const manifestFile = path.join(target, 'manifest.jsonl')
+  const original = fs.readFileSync(manifestFile, 'utf8')
+  fs.writeFileSync(manifestFile, original.replace('"path":"keys/data.key"', '"path":"../data.key"'))
+  await t.rejects(restoreDataDir({ backup: target, dataDir: tempDir(), now, checkOnly: true }), { name: 'BackupError', message: /is not the manifest backup\.json names/ })
+
+  // Even with the summary forged to match, a path leaving DATA_DIR is refused before anything is written.
+  const forged = fs.readFileSync(manifestFile)
+  const { createHash } = await import('node:crypto')
+  fs.writeFileSync(path.join(target, 'backup.json'), JSON.stringify({ ...summary, manifestSha256: createHash('sha256').update(forged).digest('hex') }))
+  const dataDir = path.join(tempDir(), 'restored')
+  await t.rejects(restoreDataDir({ backup: target, dataDir, now }), { name: 'BackupError', message: /line \d+ is not a valid entry/ })
+  t.notOk(fs.existsSync(path.join(path.dirname(dataDir), 'data.key')), 'nothing written outside')
+})
+
+t.test('a stored file deleted while the backup runs is left out whole, content and record', async (t) => {
+  const svc = await createTestApp(t, { config: { processesEnabled: false } })
+  await loadDemo(svc.runtime)
+  await svc.close()
+  const filesDir = path.join(svc.config.dataDir, 'files')
+  const shard = fs.readdirSync(filesDir).find((name) => fs.readdirSync(path.join(filesDir, name)).some((file) => file.endsWith('.json')))
+  if (shard === undefined) throw new Error('the demo stores files')
+  const sidecar = fs.readdirSync(path.join(filesDir, shard)).find((file) => file.endsWith('.json')) ?? ''
+  // A file deleted after the backup listed its record: the record is there, its content gone.
+  fs.rmSync(path.join(filesDir, shard, sidecar.slice(0, -'.json'.length)))
+  const reported: string[] = []
+  const target = path.join(tempDir(), 'backup')
+  await backupDataDir({ dataDir: svc.config.dataDir, target, now, report: (line) => reported.push(line) })
+  t.match(reported.join('\n'), /\(1 deleted while the backup ran, left out\)/)
+  t.notOk(fs.existsSync(path.join(target, 'data', 'files', shard, sidecar)), 'no record without its content')
+  t.notMatch(fs.readFileSync(path.join(target, 'manifest.jsonl'), 'utf8'), sidecar.slice(0, -'.json'.length))
+  await restoreDataDir({ backup: target, dataDir: path.join(tempDir(), 'restored'), now })
+})
