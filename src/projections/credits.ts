@@ -190,9 +190,14 @@ const scheduleFiguresOf = (
   return figures
 }
 
+/** Before a disbursement, or after a credit ends without one, the schedule is only a projection: nothing was lent, so nothing is owed or due. */
+const NOTHING_LENT: ScheduleFigures = Object.freeze({ principal: ZERO, interest: ZERO, total: ZERO, paidTotal: ZERO, installmentsPaid: 0, firstOwed: -1 })
+
+const isLent = (status: CreditState['status']): boolean => status === 'Desembolsado' || status === 'Pagado'
+
 /** `previous`: the installments of the state this one evolved from, whose figures may already be known. */
 export const creditFigures = (state: CreditState, previous?: readonly InstallmentPosition[], positions: Positions = positionOf): CreditFigures => {
-  const figures = scheduleFiguresOf(state.installments, previous, positions)
+  const figures = isLent(state.status) ? scheduleFiguresOf(state.installments, previous, positions) : NOTHING_LENT
   const currency = state.currency === '' ? undefined : state.currency
   return {
     outstandingPrincipal: toMoneyText(figures.principal, currency),
@@ -322,6 +327,8 @@ const refreshDebtorOnCredits = async (creditDocs: ReadCollection<CreditDoc>, sum
 
 export const creditsProjection = defineProjection({
   name: 'credits',
+  // 2: a credit not (or never) disbursed owes nothing and has no next due date.
+  version: 2,
   handles: ['CreditRequested', 'CreditApproved', 'CreditRejected', 'CreditCancelled', 'CreditDisbursed', 'CreditScored', 'CreditPaymentApplied',
     'CreditPaid', 'ProfileCreated', 'ProfileUpdated', 'ProfileFileAttached', 'TaxApplied'],
   collections: [credits, installments, debtors],

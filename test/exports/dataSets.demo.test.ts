@@ -68,6 +68,10 @@ t.test('receivables: every credit requested in the period, with the balances the
   t.match(by(rows, 'credit_id', id('credit.ana-desembolsado')), { days_past_due: '33', risk_category: 'B', portfolio: 'consumo', unapplied: '0.00' })
   t.match(by(rows, 'credit_id', id('credit.andes-desembolsado')), { risk_category: 'A', portfolio: 'comercial', debtor_type: 'legal' })
   t.match(by(rows, 'credit_id', id('credit.bruno-rechazado')), { rejection_reason: 'Capacidad de pago insuficiente', risk_category: '' })
+  for (const key of ['credit.ana-solicitado', 'credit.carmen-aprobado', 'credit.bruno-rechazado', 'credit.carmen-anulado']) {
+    t.match(by(rows, 'credit_id', id(key)), { outstanding_principal: '0.00', outstanding_interest: '0.00', outstanding_total: '0.00', next_due_date: '' },
+      `${key}: nothing lent, nothing owed`)
+  }
   const recent = await file({ type: 'receivables', after: '2026-02-01T00:00:00Z', before: '2026-03-08T00:00:00Z' })
   t.same(recent.rows.map((r) => r['credit_id']).sort(), [id('credit.bruno-rechazado'), id('credit.carmen-aprobado'), id('credit.carmen-anulado')].sort(),
     'after is inclusive, before exclusive, on the request time')

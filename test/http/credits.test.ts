@@ -1,3 +1,4 @@
+import { Decimal } from 'decimal.js'
 import t from 'tap'
 import { creditAggregate } from '../../src/commands/credit.js'
 import { creditLineAggregate } from '../../src/commands/creditLine.js'
@@ -21,7 +22,8 @@ t.test('a credit request answers the credit with its schedule, readable at once,
   t.match(credit, {
     state: 'Solicitado', principal: '1000000.00', term: 12, rate: '12', rateType: 'FIXED_NOMINAL', currency: 'COP', installmentAmount: '88848.79',
     creditLineName: 'Crédito de consumo', debtor: { ID: debtorId, type: 'natural', name: 'Ana Gómez' },
-    balances: { outstandingPrincipal: '1000000.00', outstandingTotal: '1066185.45', paidTotal: '0.00' }, installmentsCount: 12, daysPastDue: 0,
+    totalAmount: '1066185.45', balances: { outstandingPrincipal: '0.00', outstandingTotal: '0.00', paidTotal: '0.00' }, installmentsCount: 12, daysPastDue: 0,
+    nextDueDate: null,
   })
   t.equal(credit.installments.length, 12)
   const read = await l.call('GET', `/v1/credits/${credit.ID}`)
@@ -56,6 +58,36 @@ t.test('request refusals: bounds, unknown or foreign line and debtor, inactive l
   const inactiveDebtor = await l.call('POST', '/v1/credits', { creditLineId, debtorId })
   t.equal(inactiveDebtor.statusCode, 409)
   t.equal(inactiveDebtor.json().data.code, 'NOT_ACTIVE')
+})
+
+t.test('a credit owes nothing and has nothing due until it is disbursed, and never when it ends without disbursement', async (t) => {
+  const svc = await createTestApp(t)
+  const l = await lending(svc)
+  const creditLineId = await l.createLine()
+  const debtorId = await createDebtor(svc.runtime, svc.organizationId)
+  const nothingOwed = { outstandingPrincipal: '0.00', outstandingInterest: '0.00', outstandingTotal: '0.00', paidTotal: '0.00', unapplied: '0.00' }
+  const ids: Record<string, string> = {}
+  for (const [state, moves] of [['Solicitado', []], ['Aprobado', ['approve']], ['Rechazado', ['reject']], ['Anulado', ['approve', 'cancel']], ['Desembolsado', ['approve', 'disburse']]] as const) {
+    const credit = await l.requestCredit({ creditLineId, debtorId })
+    for (const move of moves) {
+      const body = move === 'disburse' ? { method: 'bank_transfer' } : move === 'approve' ? undefined : { reason: 'r' }
+      t.equal((await l.call('POST', `/v1/credits/${credit.ID}/${move}`, body)).statusCode, 200, `${state}: ${move}`)
+    }
+    ids[state] = credit.ID
+  }
+  const list = (await l.call('GET', '/v1/credits?limit=100')).json().data
+  for (const [state, id] of Object.entries(ids)) {
+    const read = (await l.call('GET', `/v1/credits/${id}`)).json().data.credit
+    const listed = list.find((each: { ID: string }) => each.ID === id)
+    if (state === 'Desembolsado') {
+      t.match(read, { state, balances: { outstandingTotal: '1066185.45', outstandingPrincipal: '1000000.00' }, nextDueDate: read.installments[0].dueDate })
+      t.not(read.nextDueDate, null)
+    } else {
+      t.match(read, { state, balances: nothingOwed, nextDueDate: null, installmentsPaid: 0, totalAmount: '1066185.45' }, `${state}: the schedule is shown, nothing owed`)
+    }
+    t.same(listed.balances, read.balances, `${state}: the list says the same`)
+    t.equal(listed.nextDueDate, read.nextDueDate)
+  }
 })
 
 t.test('the state machine through the API: allowed moves, and 409 INVALID_TRANSITION that appends nothing', async (t) => {
@@ -251,7 +283,7 @@ t.test('a line rate recorded before rates were bounded, too small for 40 digits,
   }, { organizationId: svc.organizationId, actorId: 'test', correlationId: newId() })
   await svc.runtime.settle(result.position)
   const credit = await l.requestCredit({ creditLineId, debtorId: await createDebtor(svc.runtime, svc.organizationId) })
-  t.match(credit, { installmentAmount: '83333.33', totalInterest: '0.00', balances: { outstandingTotal: '1000000.00' } })
+  t.match(credit, { installmentAmount: '83333.33', totalInterest: '0.00', totalAmount: '1000000.00' })
   t.same((credit.installments as Array<{ amount: string }>).map((i) => i.amount).slice(0, 2), ['83333.33', '83333.33'])
   t.equal((await l.call('GET', '/v1/credits')).json().data[0].installmentAmount, '83333.33')
 })
@@ -286,5 +318,7 @@ t.test('a principal beyond the money bound is refused with 400, whether given or
     t.match(response.json().data, { code: 'VALIDATION_ERROR', errors: [{ field: 'body.principal' }] })
   }
   const largest = await l.requestCredit({ creditLineId, debtorId, principal: '999999999999999.99' })
-  t.match(largest, { balances: { outstandingPrincipal: '999999999999999.99' } }, 'the installments add up to the principal')
+  const installments: Array<{ principal: string }> = (await l.call('GET', `/v1/credits/${largest.ID}/installments`)).json().data.installments
+  const principals = installments.reduce((sum, i) => sum.plus(i.principal), new Decimal(0))
+  t.equal(principals.toFixed(2), '999999999999999.99', 'the installments add up to the principal')
 })
