@@ -1,7 +1,7 @@
 import type { CreditEvent } from '../events/credit.js'
 import { evolveCredit, initialCreditState, type CreditScore, type CreditState, type CreditStreamEvent, type CreditTerms } from '../events/creditState.js'
 import type { TaxRate } from '../events/tax.js'
-import { addMonths, dayOf, frenchSchedule, LAST_YEAR, monthlyRateOf, monthlyRatePercent, scheduleEndsByLastYear, type Schedule } from '../shared/amortization.js'
+import { addMonths, dayOf, dayOfMonthOf, frenchSchedule, LAST_YEAR, monthlyRateOf, monthlyRatePercent, scheduleEndsByLastYear, type Schedule } from '../shared/amortization.js'
 import { AppError, invalidFields, invalidTransition, type FieldError } from '../shared/errors.js'
 import { exact, isZero, toMoneyText } from '../shared/exactDecimal.js'
 import { deterministicId } from '../shared/ids.js'
@@ -90,10 +90,17 @@ const scheduleErrors = (command: Extract<CreditCommand, { type: 'RequestCredit' 
   ]
 }
 
-/** First due date at disbursement: the requested one when it is still ahead, else one month after disbursement. */
-export const firstDueDateAt = (requested: string | null, disbursedAt: string): string => {
-  const day = dayOf(disbursedAt)
-  return requested !== null && requested > day ? requested : addMonths(day, 1)
+/**
+ * The first due date at an instant (the request's, for the provisional
+ * schedule; the disbursement's) and the day of the month every due date keeps:
+ * the requested date when it is still ahead, else one month after that day on
+ * its day of the month. Disbursed on Jan 31, a credit falls due on Feb 28,
+ * Mar 31, Apr 30: clamped in short months, never drifting to the 28th.
+ */
+export const dueDaysAt = (requested: string | null, instant: string): { firstDueDate: string; dayOfMonth: number } => {
+  const day = dayOf(instant)
+  const anchor = requested !== null && requested > day ? requested : day
+  return { firstDueDate: anchor === day ? addMonths(day, 1) : anchor, dayOfMonth: dayOfMonthOf(anchor) }
 }
 
 const decideRequest = (command: Extract<CreditCommand, { type: 'RequestCredit' }>, state: CreditState): CreditEvent[] => {
@@ -106,7 +113,7 @@ const decideRequest = (command: Extract<CreditCommand, { type: 'RequestCredit' }
   if (errors.length > 0) throw invalidFields(errors)
   const schedule = frenchSchedule({
     principal: command.principal, term: command.term, monthlyRate: monthlyRateOf(command.rate, command.rateType), currency: command.currency,
-    firstDueDate: firstDueDateAt(command.requestedFirstDueDate, command.now),
+    ...dueDaysAt(command.requestedFirstDueDate, command.now),
   })
   const unpayable = scheduleErrors(command, schedule)
   if (unpayable.length > 0) throw invalidFields(unpayable)
@@ -130,13 +137,13 @@ const decideDisbursement = (command: Extract<CreditCommand, { type: 'DisburseCre
     const expires = new Date(Date.parse(state.approvedAt) + state.availableDays * 86_400_000).toISOString()
     if (command.now > expires) throw new AppError('APPROVAL_EXPIRED', `the approval expired at ${expires}; cancel the credit and request it again`, { expiredAt: expires })
   }
-  const first = firstDueDateAt(state.requestedFirstDueDate, command.now)
+  const { firstDueDate: first, dayOfMonth } = dueDaysAt(state.requestedFirstDueDate, command.now)
   if (!scheduleEndsByLastYear(first, state.installments.length)) {
     // Only a credit requested before such first due dates were refused gets here.
     throw new AppError('CONFLICT', `the last installment would fall after ${LAST_YEAR}-12-31 (first due date ${first}, ${state.installments.length} months); `
       + 'cancel the credit and request it again with an earlier firstDueDate', { firstDueDate: first, term: state.installments.length })
   }
-  const installments = state.installments.map((i) => ({ installmentId: i.installmentId, number: i.number, dueDate: addMonths(first, i.number - 1) }))
+  const installments = state.installments.map((i) => ({ installmentId: i.installmentId, number: i.number, dueDate: addMonths(first, i.number - 1, dayOfMonth) }))
   return [{ type: 'CreditDisbursed', data: {
     creditId: state.creditId, organizationId: state.organizationId, creditLineId: state.creditLineId, debtorId: state.debtorId,
     principal: state.principal, currency: state.currency, method: command.method, reference: command.reference, firstDueDate: first,

@@ -54,21 +54,31 @@ export const scheduleEndsByLastYear = (firstDueDate: string, term: number): bool
   return year * 12 + (month - 1) + (term - 1) <= LAST_YEAR * 12 + 11
 }
 
-/** `date` (YYYY-MM-DD) plus `months`, clamped to the end of shorter months (Jan 31 + 1 → Feb 28/29). */
-export const addMonths = (date: string, months: number): string => {
+/**
+ * `date` (YYYY-MM-DD) plus `months`, on `day` of that month (default: `date`'s),
+ * clamped to the end of shorter months (Jan 31 + 1 → Feb 28/29).
+ */
+export const addMonths = (date: string, months: number, day?: number): string => {
   const [y, m, d] = date.split('-').map(Number)
   if (y === undefined || m === undefined || d === undefined) throw new Error(`not a date: ${date}`)
   const first = new Date(Date.UTC(y, m - 1 + months, 1))
   const lastDay = new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 0)).getUTCDate()
-  return `${first.getUTCFullYear()}-${pad(first.getUTCMonth() + 1)}-${pad(Math.min(d, lastDay))}`
+  return `${first.getUTCFullYear()}-${pad(first.getUTCMonth() + 1)}-${pad(Math.min(day ?? d, lastDay))}`
 }
+
+/** The day of the month of a date (YYYY-MM-DD). */
+export const dayOfMonthOf = (date: string): number => Number(date.slice(8, 10))
 
 /** The UTC calendar day of an instant. */
 export const dayOf = (instant: string | Date): string => new Date(instant).toISOString().slice(0, 10)
 
-/** Due dates of a monthly schedule: installment k falls k − 1 months after the first due date. */
-export const dueDates = (firstDueDate: string, term: number): string[] =>
-  Array.from({ length: term }, (_, k) => addMonths(firstDueDate, k))
+/**
+ * Due dates of a monthly schedule: installment k falls k − 1 months after the
+ * first due date, on `dayOfMonth` (default: the first due date's), clamped in
+ * shorter months but never carried on from a clamped one.
+ */
+export const dueDates = (firstDueDate: string, term: number, dayOfMonth?: number): string[] =>
+  Array.from({ length: term }, (_, k) => addMonths(firstDueDate, k, dayOfMonth))
 
 /**
  * Whole days `dueDate` lies before `today` (both YYYY-MM-DD); 0 when not yet due.
@@ -125,13 +135,15 @@ export const frenchSchedule = (input: {
   monthlyRate: Decimal
   currency: string
   firstDueDate: string
+  /** The day of the month the due dates keep; default the first due date's. */
+  dayOfMonth?: number
 }): Schedule => {
   const { term, currency } = input
   const principal = money(input.principal)
   const i = input.monthlyRate.lessThan(NEGLIGIBLE_MONTHLY_RATE) ? money(0) : input.monthlyRate
   const round = (value: Decimal) => roundToMinorUnit(value, currency)
   const payment = round(i.isZero() ? principal.div(term) : principal.mul(i).div(annuityFactor(i, term)))
-  const dates = dueDates(input.firstDueDate, term)
+  const dates = dueDates(input.firstDueDate, term, input.dayOfMonth)
   const installments: ScheduledInstallment[] = []
   let balance = principal
   let totalInterest = money(0)

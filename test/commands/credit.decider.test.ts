@@ -131,6 +131,20 @@ t.test('disbursement re-dates the schedule from the disbursement day, checks the
   }))
 })
 
+t.test('due dates keep the day of the month they start from: clamped in short months, never drifting to the 28th', async (t) => {
+  const dueDatesOf = (events: CreditEvent[]) => events.flatMap((event) =>
+    event.type === 'CreditDisbursed' || event.type === 'CreditRequested' ? [event.data.installments.map((i) => i.dueDate)] : [])
+  const longer = { ...request, term: 5, now: '2026-01-31T10:00:00.000Z' }
+  const monthEnd = decide([], longer)
+  t.same(dueDatesOf(monthEnd), [['2026-02-28', '2026-03-31', '2026-04-30', '2026-05-31', '2026-06-30']], 'requested on Jan 31: the provisional schedule')
+  const approvedAtMonthEnd = [...monthEnd, ...decide(monthEnd, { type: 'ApproveCredit', by: 'u1', now: longer.now })]
+  const disburseAt = (at: string) => decide(approvedAtMonthEnd, { type: 'DisburseCredit', method: 'bank_transfer', reference: '', allowedMethods: [], taxes: [], by: 'u1', now: at })
+  t.same(dueDatesOf(disburseAt('2026-03-31T09:00:00.000Z')), [['2026-04-30', '2026-05-31', '2026-06-30', '2026-07-31', '2026-08-31']], 'disbursed on Mar 31')
+  t.same(dueDatesOf(disburseAt('2026-04-29T09:00:00.000Z')), [['2026-05-29', '2026-06-29', '2026-07-29', '2026-08-29', '2026-09-29']], 'disbursed on Apr 29')
+  const chosen = decide([], { ...longer, requestedFirstDueDate: '2026-03-31' })
+  t.same(dueDatesOf(chosen), [['2026-03-31', '2026-04-30', '2026-05-31', '2026-06-30', '2026-07-31']], 'a requested first due date keeps its own day')
+})
+
 t.test('an automatic score decides a requested credit in the same append: approve approves, reject rejects, review leaves it', async (t) => {
   const score = (decision: 'approve' | 'review' | 'reject'): CreditCommand => ({
     type: 'RecordCreditScore', scoringModelId: 'm1', version: '1.0', versionNumber: 1, score: '71.5', decision, reasons: ['income'], now,
