@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { MONEY_INPUT_PATTERN } from './money.js'
+import { instantOf } from './instant.js'
 
 /**
  * Every environment variable the service reads, in one table. The README's
@@ -59,31 +60,6 @@ const oneOf = <T extends string>(env: string, values: readonly T[], fallback: T,
     return found
   },
 })
-
-const dateOnly = /^(\d{4})-(\d{2})-(\d{2})$/
-const timestamp = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(?:[Zz]|([+-])(\d{2}):?(\d{2}))$/
-
-/**
- * The instant a date (midnight UTC) or a timestamp with its offset names (RFC
- * 3339, and the ISO 8601 forms without seconds or with `+hhmm`); null for a
- * day or time that does not exist (2026-02-30, 24:00, a leap second, which a
- * Date cannot hold) or a time without an offset, which would be the host's.
- */
-const instantOf = (text: string): Date | null => {
-  const parts = dateOnly.exec(text) ?? timestamp.exec(text)
-  if (parts === null) return null
-  const [year, month, day, hour = 0, minute = 0, second = 0] = parts.slice(1, 7).map((part) => Number(part ?? 0))
-  const milliseconds = Math.floor(Number(`0${parts[7] ?? ''}`) * 1000)
-  const offsetMinutes = parts[8] === undefined ? 0 : (parts[8] === '-' ? -1 : 1) * (Number(parts[9]) * 60 + Number(parts[10]))
-  if (year === undefined || month === undefined || day === undefined) return null
-  if (hour > 23 || minute > 59 || second > 59 || Number(parts[9] ?? 0) > 23 || Number(parts[10] ?? 0) > 59) return null
-  const at = new Date(0)
-  // setUTCFullYear, unlike Date.UTC, keeps years 0–99 as they are.
-  at.setUTCFullYear(year, month - 1, day)
-  if (at.getUTCFullYear() !== year || at.getUTCMonth() !== month - 1 || at.getUTCDate() !== day) return null
-  at.setUTCHours(hour, minute, second, milliseconds)
-  return new Date(at.getTime() - offsetMinutes * 60_000)
-}
 
 /** A date (`2026-08-01`, midnight UTC) or an RFC 3339 timestamp with its offset, so the instant does not depend on the host's zone. */
 const instant = (env: string, fallback: string, description: string): Setting<Date> => ({
@@ -211,7 +187,7 @@ export const settings = {
     (amount) => (new RegExp(MONEY_INPUT_PATTERN).test(amount) ? null : 'must be a decimal amount such as 13.13')),
   readStoreSnapshot: flag('READ_STORE_SNAPSHOT', true, 'Embedded read store only: write it to DATA_DIR/read-store.snapshot on shutdown and load it at the next start, which then catches up from there instead of replaying the whole log (ignored when the code or the log changed)'),
   webhookConcurrency: integer('WEBHOOK_CONCURRENCY', 256, 'Webhook sends one instance has in flight at once (the webhooks of one trigger go out concurrently within it)', 1),
-  webhookBreakerTimeouts: integer('WEBHOOK_BREAKER_TIMEOUTS', 3, 'Timeouts in a row of a webhook\'s automatic sends (its token requests counted apart) after which they fail at once (DESTINATION_UNAVAILABLE) for WEBHOOK_BREAKER_OPEN_SECONDS, so a dead destination cannot hold the shared send slots; 0 never', 0),
+  webhookBreakerTimeouts: integer('WEBHOOK_BREAKER_TIMEOUTS', 3, 'Timeouts in a row of a webhook\'s automatic sends to one destination (its token requests counted apart) after which those fail at once (DESTINATION_UNAVAILABLE) for WEBHOOK_BREAKER_OPEN_SECONDS, so a dead destination cannot hold the shared send slots; 0 never', 0),
   webhookBreakerOpenSeconds: integer('WEBHOOK_BREAKER_OPEN_SECONDS', 60, 'How long a webhook\'s automatic sends fail at once after WEBHOOK_BREAKER_TIMEOUTS timeouts in a row, before one is tried again', 1, 86_400),
   readStore: oneOf('READ_STORE', ['memory', 'sqlite'] as const, 'memory', 'Embedded read store when MONGODB_URL is unset: memory (in process, snapshot or rebuild at start) or sqlite (DATA_DIR/read-store.sqlite, persistent, for read models larger than memory)'),
 } as const

@@ -77,9 +77,9 @@ class Generator {
   private readonly variableNames: string[]
 
   generate(nodes: Node[]): { etaSource: string; literals: unknown[]; sites: Site[] } {
-    this.exec('const r = it.r, k = it.k; const v0 = it.d;')
-    const root: Value = { code: 'v0', type: rootType }
-    this.list(nodes, { dot: root, variables: new Map([[0, root]]) })
+    // `$` (v0) is a variable Go lets a template assign; the dot stays the data.
+    this.exec('const r = it.r, k = it.k, data = it.d; let v0 = data;')
+    this.list(nodes, { dot: { code: 'data', type: rootType }, variables: new Map([[0, { code: 'v0', type: rootType }]]) })
     return { etaSource: this.out.join(''), literals: this.literals, sites: this.sites }
   }
 

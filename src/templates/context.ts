@@ -194,7 +194,7 @@ const Order = Type.Object({
 
 const Trigger = Type.Object({
   Type: Text('PaymentOrderApproved, CreditDisbursed, manual or test'),
-  OriginalType: Text('for a manual re-send, the Type of the automatic (or test) send it repeats; otherwise Type'),
+  OriginalType: Text('for a manual re-send, the Type of the automatic send its chain of re-sends started from; otherwise Type'),
   EventID: Id('id of the triggering event ("" for manual and test sends)'),
   LogID: Id('the send a manual re-send repeats ("" otherwise)'),
   OccurredAt: Time('when the trigger happened (for manual and test sends: when asked)'),

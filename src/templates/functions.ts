@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { Decimal } from 'decimal.js'
+import { instantOf } from '../shared/instant.js'
 import { compareText } from '../shared/text.js'
 import { formatGoTime, zoneOffsetMinutes } from './goTime.js'
 import { sprintf } from './printf.js'
@@ -197,12 +198,20 @@ const indent = (count: unknown, value: string, name: string, meter: Meter, leadi
   return `${leadingNewline ? '\n' : ''}${pad}${value.replace(/\n/g, `\n${pad}`)}`
 }
 
-/** A time of the value (a number is Unix seconds), or null for an empty one; a value outside JavaScript's dates fails, it is not printed as NaN. */
+const TIME_TEXT = 'a date such as 2026-03-07, or a timestamp with its offset such as 2026-03-07T10:00:00Z'
+
+/**
+ * A time of the value (a number is Unix seconds), or null for an empty one; a
+ * value outside JavaScript's dates fails, it is not printed as NaN. Text is
+ * read strictly, as the context writes times: JavaScript's own reading rolls
+ * 2026-02-30 over to March, reads 7/3/2026 US-style, "1" as 2001, and text
+ * without an offset in the host's zone.
+ */
 const time = (value: unknown, name: string): Date | null => {
   if (value === null || value === undefined || value === '') return null
-  const parsed = isTime(value) ? value : typeof value === 'number' ? new Date(value * 1000) : typeof value === 'string' ? new Date(value) : null
+  const parsed = isTime(value) ? value : typeof value === 'number' ? new Date(value * 1000) : typeof value === 'string' ? instantOf(value) : null
   if (parsed !== null && !Number.isNaN(parsed.getTime())) return parsed
-  return fail(`${name}: cannot read ${describeValue(value)} as a time`)
+  return fail(`${name}: cannot read ${describeValue(value)} as a time${typeof value === 'string' ? ` (${TIME_TEXT})` : ''}`)
 }
 
 /** The latest instant a JavaScript Date holds, in milliseconds (the earliest is its negation). */
@@ -535,7 +544,7 @@ const builtins: Record<string, TemplateFunction> = {
   }),
   float64: decimal1('the value as a number (0 when not a number)', (v) => asDecimal(v)?.toNumber() ?? 0),
 
-  // Sprig: dates. Times are Date values or ISO 8601 strings; layouts are Go's (2006-01-02).
+  // Sprig: dates. Times are Date values, ISO 8601 dates or RFC 3339 timestamps with their offset; layouts are Go's (2006-01-02).
   now: fn(0, 0, 'the time of the render', (_args, env) => new Date(env.now.getTime())),
   date: fn(2, 2, 'date "2006-01-02" t: the time in UTC with a Go layout ("" for an empty time)', (args, _env, meter) => {
     const t = time(args[1], 'date')

@@ -60,6 +60,13 @@ t.test('text, field chains, variables and the root variable', async (t) => {
   t.throws(() => render('{{ 09 }}'), /bad number syntax: 09 \(a leading 0 makes an octal integer\)/)
 })
 
+t.test('the root variable $ may be assigned, as in Go, and the dot stays the data', async (t) => {
+  t.equal(render('{{ $ = 1 }}x{{ $ }}'), 'x1')
+  t.equal(render('{{ $ = "a" }}{{ .Credit.ID }}{{ with .Credit }}{{ $ }}{{ end }}'), 'c-1a')
+  t.equal(render('{{ if true }}{{ $ = 2 }}{{ end }}{{ $ }}'), '2', 'an assignment inside a block changes the variable')
+  t.throws(() => render('{{ $ = 1 }}{{ $.Credit.ID }}'), TemplateExecutionError, 'a field of what $ now holds follows the value\'s rules')
+})
+
 t.test('pipelines pass the value as the last argument; parentheses group', async (t) => {
   t.equal(render('{{ .Credit.Status | lower | printf "%s!" }}'), 'desembolsado!')
   t.equal(render('{{ (index .Credit.Installments 1).Amount }}'), '760000.25')
