@@ -16,6 +16,14 @@ export interface SendTrigger {
   eventId: string | null
   /** The log a manual send repeats; null otherwise. */
   logId: string | null
+  /**
+   * A manual send's chain of re-sends leads back to this send (its id is the
+   * Standard Webhooks message id) and its trigger type: recorded at the start,
+   * so a long chain is never walked. Absent in other sends, and in manual
+   * sends recorded before it was kept.
+   */
+  originalSendId?: string
+  originalType?: SendTriggerType
 }
 
 /** An HTTP request as recorded: credentials in headers masked, body cut at WEBHOOK_LOG_BODY_MAX_BYTES. */

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import type { SendTriggerType } from '../events/webhookSend.js'
 import type { WebhookSendDoc } from '../projections/webhookSends.js'
 import type { Services } from '../services.js'
 import { AppError, notFound } from '../shared/errors.js'
@@ -12,18 +13,25 @@ import { commandContext, organizationOf } from './context.js'
 import { failures, OrganizationHeaders, Pagination, pagination, PageQuery, Uuid } from './schemas.js'
 import { SendLog, sendLogView, SendResult } from './webhookSchemas.js'
 
-/** Re-sends of re-sends lead back to the send that started the chain; this many links at most are followed. */
+/** A manual send recorded before chains kept their origin is followed back this many re-sends at most. */
 const MAX_CHAIN = 20
 
-/** The automatic (or test) send a chain of manual re-sends repeats: its trigger type, and its id for the Standard Webhooks message id. */
-const originalOf = async (services: Services, organizationId: string, log: WebhookSendDoc): Promise<WebhookSendDoc> => {
+/** The send a chain of manual re-sends started from: its id (the Standard Webhooks message id) and its trigger type. */
+interface ChainOrigin {
+  sendId: string
+  type: SendTriggerType
+}
+
+const originOf = async (services: Services, organizationId: string, log: WebhookSendDoc): Promise<ChainOrigin> => {
   let current = log
-  for (let hops = 0; hops < MAX_CHAIN && current.trigger.type === 'manual' && current.trigger.logId !== null; hops++) {
-    const previous = await services.queries.webhookSends.get(organizationId, current.trigger.logId)
-    if (previous === null) break
+  for (let hops = 0; ; hops++) {
+    const { type, logId, originalSendId, originalType } = current.trigger
+    if (type !== 'manual') return { sendId: current._id, type }
+    if (originalSendId !== undefined && originalType !== undefined) return { sendId: originalSendId, type: originalType }
+    const previous = hops < MAX_CHAIN && logId !== null ? await services.queries.webhookSends.get(organizationId, logId) : null
+    if (previous === null) return { sendId: current._id, type }
     current = previous
   }
-  return current
 }
 
 /** Manual re-send of a logged send for a credit, and a credit's send log. */
@@ -52,18 +60,19 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<{ services: Servic
     const [webhook, log] = await Promise.all([queries.webhooks.get(organizationId, webhookid), queries.webhookSends.get(organizationId, logID)])
     if (webhook === null) throw notFound('webhook', webhookid)
     if (log === null || log.webhookId !== webhookid || log.creditId !== creditID) throw notFound('webhook log', logID)
-    const original = await originalOf(services, organizationId, log)
+    const origin = await originOf(services, organizationId, log)
     const sendId = newId()
     const source = await loadSource(services, {
       organizationId, creditId: creditID, orderId: log.orderId, approval: null,
-      trigger: { Type: 'manual', OriginalType: original.trigger.type, EventID: '', LogID: logID, OccurredAt: services.clock.now().toISOString() },
+      trigger: { Type: 'manual', OriginalType: origin.type, EventID: '', LogID: logID, OccurredAt: services.clock.now().toISOString() },
     })
     if (source === null) throw notFound('credit', creditID)
     if (webhook.archived) throw new AppError('NOT_ACTIVE', 'an archived webhook is not sent', { webhookId: webhookid })
     const report = await sender.send({
       sendId, organizationId, webhookId: webhookid, configuration: unsealed(webhook.configuration, services.dataKey),
       context: templateContextOf({ ...source, trigger: { ...source.trigger, SendID: sendId } }), fromWebhook: fromWebhookLookup(source.values),
-      trigger: { type: 'manual', eventId: null, logId: logID }, creditId: creditID, orderId: log.orderId, messageId: original._id,
+      trigger: { type: 'manual', eventId: null, logId: logID, originalSendId: origin.sendId, originalType: origin.type },
+      creditId: creditID, orderId: log.orderId, messageId: origin.sendId,
       commandContext: commandContext(request),
     })
     if (report === null) throw new Error('a fresh manual send id was already used')

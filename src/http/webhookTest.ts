@@ -60,7 +60,7 @@ export const webhookTestRoutes: FastifyPluginAsyncTypebox<{ services: Services }
     const configuration = unsealed(resolveConfiguration(base, input, services.dataKey), services.dataKey)
     const sendId = newId()
     const context = emptyTemplateContext({
-      Trigger: { Type: 'test', SendID: sendId, OccurredAt: services.clock.now().toISOString() },
+      Trigger: { Type: 'test', OriginalType: 'test', SendID: sendId, OccurredAt: services.clock.now().toISOString() },
       Organization: { ID: organization.id, Name: organization.name },
     })
     const lookup = (tag: string, query: string): unknown => {

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 import type { Clock } from '../shared/clock.js'
 
 /** How an exchange with a destination ended, as the breaker counts it. */
@@ -35,14 +36,19 @@ export interface BreakerSettings {
 }
 
 /**
- * Which breaker an exchange counts toward: one per stored webhook and kind of
- * request (its token request apart from its own), so that one organization's
- * webhooks never open another's, and a token endpoint that answers on the
- * same host does not hide a webhook URL that does not. Null (no breaker) for
- * a test of a configuration that is not stored.
+ * Which breaker an exchange counts toward: one per stored webhook, kind of
+ * request (its token request apart from its own) and destination (scheme,
+ * host and port), so that one organization's webhooks never open another's,
+ * a token endpoint that answers on the same host does not hide a webhook URL
+ * that does not, and a webhook moved to another destination is not refused
+ * for the timeouts of the one it left. Null (no breaker) for a test of a
+ * configuration that is not stored.
  */
-export const breakerKey = (organizationId: string, webhookId: string | null, kind: 'token' | 'webhook'): string | null =>
-  webhookId === null ? null : `${organizationId}/${webhookId}/${kind}`
+export const breakerKey = (organizationId: string, webhookId: string | null, kind: 'token' | 'webhook', destination: string): string | null =>
+  webhookId === null ? null : `${organizationId}/${webhookId}/${kind} ${destination}`
+
+/** Breakers kept at most; the least recently used is forgotten (its destination is tried again), so destinations left behind cannot pile up. */
+const MAX_ENTRIES = 10_000
 
 /**
  * Circuit breakers for automatic webhook sends. A destination that lets
@@ -54,11 +60,10 @@ export const breakerKey = (organizationId: string, webhookId: string | null, kin
  * the breaker, a timeout opens it again. Refusals and resets fail fast on
  * their own, so they count as answers. Manual sends always go and are not
  * counted, but their answer closes the breaker: a person checking that the
- * destination is back. Entries exist only for breakers that saw a timeout, so
- * the map is bounded by the stored webhooks.
+ * destination is back. Entries exist only for breakers that saw a timeout.
  */
 export class DestinationBreakers {
-  private readonly entries = new Map<string, Entry>()
+  private readonly entries = new LRUCache<string, Entry>({ max: MAX_ENTRIES })
   private readonly monotonic: () => number
 
   constructor(private readonly settings: BreakerSettings) {

@@ -3,9 +3,9 @@ import type { IncomingResponse, OutgoingRequest } from './http.js'
 
 /**
  * What a send log keeps: header values that carry credentials are masked
- * (`Bearer ***`), a fetched token is masked wherever it appears, JSON fields
- * of token exchanges named like secrets are masked, and bodies are cut at
- * WEBHOOK_LOG_BODY_MAX_BYTES.
+ * (`Bearer ***`), a fetched token is masked wherever it appears (response
+ * query results too), JSON and form fields of token exchanges named like
+ * secrets are masked, and bodies are cut at WEBHOOK_LOG_BODY_MAX_BYTES.
  *
  * Which headers carry credentials is this one rule: any name containing one
  * of these words, in any case. Broad on purpose (`key` covers
@@ -53,13 +53,44 @@ const maskJson = (value: unknown): unknown => {
   return value
 }
 
+/** A form field's name as the receiver reads it (`client%5Fassertion` is `client_assertion`). */
+const formName = (raw: string): string => {
+  try {
+    return decodeURIComponent(raw.replaceAll('+', ' '))
+  } catch {
+    return raw
+  }
+}
+
+const maskForm = (body: string): string => body.split('&').map((pair) => {
+  const equals = pair.indexOf('=')
+  return equals >= 0 && SENSITIVE_FIELD.test(formName(pair.slice(0, equals))) ? `${pair.slice(0, equals + 1)}${MASK}` : pair
+}).join('&')
+
 const maskFields = (body: string): string => {
   try {
     return JSON.stringify(maskJson(JSON.parse(body)))
   } catch {
-    return body.replace(/((?:^|&)[^=&]*(?:token|secret|password|api[-_]?key)[^=&]*=)[^&]*/gi, `$1${MASK}`)
+    return maskForm(body)
   }
 }
+
+const hideSecretsIn = (value: unknown, secrets: readonly string[]): unknown => {
+  if (typeof value === 'string') return hideSecrets(value, secrets)
+  if (Array.isArray(value)) return value.map((item) => hideSecretsIn(item, secrets))
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, child]) => [hideSecrets(key, secrets), hideSecretsIn(child, secrets)]))
+  }
+  return value
+}
+
+/**
+ * Response-query results with the fetched token masked in every text (keys
+ * too): a destination that echoes the request answers with it, and the
+ * results are kept in the log, shown in answers and read by fromWebhook.
+ */
+export const maskQueryResults = (results: Record<string, unknown>, secrets: readonly string[]): Record<string, unknown> =>
+  secrets.length === 0 ? results : Object.fromEntries(Object.entries(results).map(([name, value]) => [name, hideSecretsIn(value, secrets)]))
 
 /** The first `max` bytes of a body, never ending inside a UTF-8 sequence. */
 export const cutBody = (body: string, max: number): { body: string; bodyBytes: number; bodyTruncated: boolean } => {

@@ -8,7 +8,7 @@ import type { Services } from '../services.js'
 import type { TemplateContext } from '../templates/context.js'
 import { createWebhookAgent } from './destination.js'
 import { exchange, type Exchange, type IncomingResponse, type OutgoingRequest } from './http.js'
-import { recordRequest, recordResponse, type MaskingRules } from './masking.js'
+import { maskQueryResults, recordRequest, recordResponse, type MaskingRules } from './masking.js'
 import { isSendableHeaderValue, RenderFailure, renderWebhook, type RenderedWebhook } from './render.js'
 import { runResponseQueries } from './responseQueries.js'
 import { isSignatureHeader, signatureHeaders } from './signing.js'
@@ -192,9 +192,9 @@ export class WebhookSender {
     const finalRecorders = this.recorders(request.configuration, outcome.secrets)
     const delivered = outcome.error === null && isSuccess(outcome.exchange?.response ?? null)
     const response = outcome.exchange?.response ?? null
-    const { results: responseQueryResults, cut: responseQueryResultsCut } = delivered && response !== null
-      ? runResponseQueries(request.configuration.responseQueries, response.body)
-      : { results: {}, cut: [] }
+    const queried = delivered && response !== null ? runResponseQueries(request.configuration.responseQueries, response.body) : { results: {}, cut: [] }
+    const responseQueryResults = maskQueryResults(queried.results, outcome.secrets)
+    const responseQueryResultsCut = queried.cut
     const durationMs = Math.round(performance.now() - clockStart)
     const recordAuth = (rules: MaskingRules): RecordedAuthExchange | null => outcome.auth === null ? null : {
       request: recordRequest(outcome.auth.request, { ...rules, maskJsonFields: true }),
@@ -221,7 +221,7 @@ export class WebhookSender {
 
   /**
    * The token request (when configured), then the webhook request. Neither is
-   * made when the webhook URL's breaker is open and the send is automatic.
+   * made when the breaker of the webhook's destination is open and the send is automatic.
    */
   private async deliver(rendered: RenderedWebhook, send: SendRequest): Promise<{
     request: OutgoingRequest | null
@@ -236,13 +236,13 @@ export class WebhookSender {
     let request = rendered.request
     let auth: Exchange | null = null
     const secrets: string[] = []
-    const admission = breakers.admit(breakerKey(send.organizationId, send.webhookId, 'webhook'), manual)
+    const admission = breakers.admit(breakerKey(send.organizationId, send.webhookId, 'webhook', destinationOf(request.url)), manual)
     if (isRefusal(admission)) {
       const refused = this.refused(request, admission)
       return { request, auth, exchange: refused, error: refused.error, secrets }
     }
     if (rendered.auth !== null) {
-      const authAdmission = breakers.admit(breakerKey(send.organizationId, send.webhookId, 'token'), manual)
+      const authAdmission = breakers.admit(breakerKey(send.organizationId, send.webhookId, 'token', destinationOf(rendered.auth.url)), manual)
       auth = isRefusal(authAdmission) ? this.refused(rendered.auth, authAdmission) : await this.exchange(rendered.auth, authAdmission)
       const authResponse = auth.response
       const failed = (error: SendError) => {
@@ -272,7 +272,8 @@ export class WebhookSender {
   /** What an exchange an open breaker refused records: nothing was sent, and the error says until when. */
   private refused(outgoing: OutgoingRequest, refusal: Refusal): Exchange {
     const message = `not sent: ${destinationOf(outgoing.url)} did not answer within ${this.httpOptions.timeoutMs} ms ${refusal.timeouts} times in a row, `
-      + `so this webhook's automatic sends there fail at once until ${refusal.until.toISOString()}, when one is tried again; re-send this one once it answers`
+      + `so this webhook's automatic sends there fail at once until ${refusal.until.toISOString()}, when one is tried again; re-send this one once it answers `
+      + '(a POST /webhook-test of this webhook that gets an answer lets them go at once)'
     return { request: outgoing, response: null, error: { code: 'DESTINATION_UNAVAILABLE', message }, durationMs: 0 }
   }
 

@@ -2,7 +2,8 @@ import t from 'tap'
 import { breakerKey, DestinationBreakers, isRefusal, type Admission, type Refusal } from '../../src/webhooks/breaker.js'
 import { ManualClock } from '../../src/shared/clock.js'
 
-const ERP = breakerKey('org-1', 'webhook-1', 'webhook')
+const ORIGIN = 'https://erp.example'
+const ERP = breakerKey('org-1', 'webhook-1', 'webhook', ORIGIN)
 
 /** Breakers whose wall clock and monotonic clock move together, by hand. */
 const given = (timeouts = 3, openMs = 60_000) => {
@@ -114,14 +115,24 @@ t.test('the open period is measured on the monotonic clock: the wall clock stepp
 
 t.test('each webhook of each organization, and its token request apart, has a breaker of its own; a test of an unstored configuration none', async (t) => {
   const { breakers } = given(1)
-  exchange(breakers, 'timedOut', breakerKey('org-1', 'webhook-1', 'webhook'))
-  t.ok(isRefusal(breakers.admit(breakerKey('org-1', 'webhook-1', 'webhook'), false)))
-  t.notOk(isRefusal(breakers.admit(breakerKey('org-1', 'webhook-1', 'token'), false)), 'its token request')
-  t.notOk(isRefusal(breakers.admit(breakerKey('org-1', 'webhook-2', 'webhook'), false)), 'another webhook')
-  t.notOk(isRefusal(breakers.admit(breakerKey('org-2', 'webhook-1', 'webhook'), false)), 'another organization')
-  t.equal(breakerKey('org-1', null, 'webhook'), null)
+  exchange(breakers, 'timedOut', breakerKey('org-1', 'webhook-1', 'webhook', ORIGIN))
+  t.ok(isRefusal(breakers.admit(breakerKey('org-1', 'webhook-1', 'webhook', ORIGIN), false)))
+  t.notOk(isRefusal(breakers.admit(breakerKey('org-1', 'webhook-1', 'token', ORIGIN), false)), 'its token request')
+  t.notOk(isRefusal(breakers.admit(breakerKey('org-1', 'webhook-2', 'webhook', ORIGIN), false)), 'another webhook')
+  t.notOk(isRefusal(breakers.admit(breakerKey('org-2', 'webhook-1', 'webhook', ORIGIN), false)), 'another organization')
+  t.equal(breakerKey('org-1', null, 'webhook', ORIGIN), null)
   t.same(breakers.admit(null, false), { key: null, manual: false, probe: false })
   t.equal(breakers.record({ key: null, manual: false, probe: false }, 'timedOut'), null)
+})
+
+t.test('a webhook moved to another destination is not refused for the timeouts of the one it left, nor does an answer there close that one', async (t) => {
+  const { breakers } = given(1)
+  const moved = breakerKey('org-1', 'webhook-1', 'webhook', 'https://erp-new.example')
+  t.equal(exchange(breakers, 'timedOut'), 'opened')
+  t.notOk(isRefusal(breakers.admit(moved, false)), 'the new destination was never asked: it is tried')
+  t.equal(exchange(breakers, 'answered', moved, true), null, 'a person\'s answer from the new destination')
+  t.ok(isRefusal(breakers.admit(ERP, false)), 'leaves the breaker of the one that timed out open')
+  t.notOk(isRefusal(breakers.admit(breakerKey('org-1', 'webhook-1', 'webhook', 'http://erp.example'), false)), 'another scheme is another destination')
 })
 
 t.test('with 0 timeouts configured nothing is counted or refused', async (t) => {
