@@ -233,10 +233,11 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     schema: {
       summary: 'Copy a profile, usually into another organization',
       description: 'Makes an independent profile with `isCopy: true`, owned by the caller, in `organizationId` (default: the same organization), ' +
-        'carrying the person data and the current files of the source. The caller must see the source and hold WriteProfile in the target.',
+        'carrying the person data and the current files of the source. The caller must see the source and hold WriteProfile in the target. ' +
+        'An inactive profile is not copied (409 NOT_ACTIVE): a copy would be an active profile of the same person, ready for credit.',
       tags: ['Profiles'], headers: ConfigOrganizationHeaders, params: IdParams,
       body: Type.Object({ organizationId: Type.Optional(Uuid) }, { additionalProperties: false }),
-      response: { 201: ProfileEnvelope, ...failures(400, 401, 403, 404) },
+      response: { 201: ProfileEnvelope, ...failures(400, 401, 403, 404, 409) },
     },
   }, async (request, reply) => {
     const source = await visible(request, request.params.id)
@@ -244,6 +245,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     const target = await organizationAccess(queries, principal, request.body.organizationId ?? source.organizationId)
     requirePermissions(target, ['WriteProfile'])
     const { state } = await services.commands.load(profileAggregate, source._id)
+    if (!state.active) throw new AppError('NOT_ACTIVE', `profile ${source._id} is inactive: it is not copied until it is activated again`, { profileId: source._id })
     const profileId = newId()
     await services.execute(profileAggregate, profileId, {
       type: 'CreateProfile', profileId, organizationId: target.id, ownerId: principal.id, profileType: state.profileType,

@@ -251,3 +251,23 @@ t.test('copies: into another organization, independent, marked, carrying the sou
   const sameOrganization = await api.send(member.token, 'POST', `/${own.ID}/copy`, {})
   t.match(sameOrganization.json(), { data: { isCopy: true, entityID: svc.organizationId, ownerID: member.userId } })
 })
+
+t.test('an inactive profile is not copied, by anyone who sees it: a copy would be the same person active again', async (t) => {
+  const svc = await createTestApp(t)
+  const api = profilesApi(svc, svc.organizationId)
+  const owner = await addMember(svc, svc.organizationId, 'owner', ['ReadProfile', 'WriteProfile'])
+  const reader = await addMember(svc, svc.organizationId, 'reader', ['ReadProfile', 'WriteProfile'])
+  const profile = await created(await api.create(owner.token, { type: 'natural', natural: ana }))
+  t.equal((await api.send(owner.token, 'POST', `/${profile.ID}/shares`, { userId: reader.userId })).statusCode, 201)
+  t.equal((await api.send(owner.token, 'POST', `/${profile.ID}/deactivate`, { reason: 'fraud suspected' })).statusCode, 200)
+  const count = async () => (await api.list(svc.adminToken)).json().meta.total
+  const before = await count()
+  for (const token of [reader.token, owner.token, svc.adminToken]) {
+    const copy = await api.send(token, 'POST', `/${profile.ID}/copy`, {})
+    t.equal(copy.statusCode, 409)
+    t.match(copy.json(), { status: 'fail', data: { code: 'NOT_ACTIVE', profileId: profile.ID } })
+  }
+  t.equal(await count(), before, 'no profile made')
+  t.equal((await api.send(owner.token, 'POST', `/${profile.ID}/activate`)).statusCode, 200)
+  t.equal((await api.send(reader.token, 'POST', `/${profile.ID}/copy`, {})).statusCode, 201, 'copied once active again')
+})
