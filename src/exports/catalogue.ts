@@ -18,8 +18,10 @@ export const isExportType = (value: string): value is ExportType => (exportTypes
 
 const Timestamp = (description: string) => Type.String({ format: 'date-time', description })
 const After = Type.Optional(Timestamp('period start, inclusive (ISO 8601); default: the beginning of the records'))
-const Before = Type.Optional(Timestamp('period end, exclusive (ISO 8601); default: the moment the export is requested'))
-const CutOff = Type.Optional(Timestamp('the cut-off: the portfolio as it stood at this moment; default: the moment the export is requested'))
+const Before = Type.Optional(Timestamp('period end, exclusive (ISO 8601); default: the moment the export is requested. The types showing ' +
+  'credits as they stood at the period\'s end (bureau formats, ledger-a-individual, ledger-a-clients, debtors-credit-active*) refuse a later one'))
+const CutOff = Type.Optional(Timestamp('the cut-off: the portfolio as it stood at this moment, not later than the moment the export is ' +
+  'requested (the default)'))
 const Uuid = Type.String({ format: 'uuid' })
 const Names = (description: string) => Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 50, uniqueItems: true, description })
 
@@ -61,11 +63,13 @@ export const exportBodySchemas = {
   'credit-bureau-b': body('credit-bureau-b', 'credit-bureau report, format B, of credits active in the period', period),
   'payments': body('payments', 'payment orders created in the period', { ...period, filters: Type.Optional(PaymentFilters) }),
   'ledger-a': body('ledger-a', 'accounting ledger A: movements in the period', period),
-  'ledger-a-individual': body('ledger-a-individual', 'ledger A, one line per credit', period),
-  'ledger-a-clients': body('ledger-a-clients', 'ledger A, one line per debtor', period),
+  'ledger-a-individual': body('ledger-a-individual', 'ledger A, one line per credit active in the period or with a movement in it', period),
+  'ledger-a-clients': body('ledger-a-clients', 'ledger A, one line per debtor and currency, adding up its ledger-a-individual lines', period),
   'disbursements': body('disbursements', 'credits disbursed in the period', period),
-  'quantitative-scoring': body('quantitative-scoring', 'scoring results recorded in the period', period),
-  'refinance': body('refinance', 'refinanced credits in the period', period),
+  'quantitative-scoring': body('quantitative-scoring',
+    'scoring cases: every credit requested in the period, scored or not, with its automatic score when it has one', period),
+  'refinance': body('refinance', 'credits paid off by a whole-balance (`zero`) order in the period, refinanced or not ' +
+    '(`refinanced`: a new credit of the debtor disbursed within 30 days of the payoff)', period),
   'csv-a': body('csv-a', 'flat file A; typeFile chooses which of its files', {
     ...period,
     typeFile: Type.Union([Type.Literal('credits'), Type.Literal('installments'), Type.Literal('payments'), Type.Literal('debtors')],
@@ -75,8 +79,10 @@ export const exportBodySchemas = {
   'installments-cutoff': body('installments-cutoff', 'installments as they stood at the cut-off', cutOff),
   'orders-accounting': body('orders-accounting', 'payment orders for accounting, by completion in the period', period),
   'debtors': body('debtors', 'debtors (profiles) created in the period', period),
-  'debtors-credit-active': body('debtors-credit-active', 'debtors with a disbursed, unpaid credit', period),
-  'debtors-credit-active-invoicing-a': body('debtors-credit-active-invoicing-a', 'debtors with an active credit, invoicing format A', period),
+  'debtors-credit-active': body('debtors-credit-active', 'debtors with a credit active in the period (disbursed before its end, not paid off ' +
+    'before its start), per debtor and currency, with what they owed at its end', period),
+  'debtors-credit-active-invoicing-a': body('debtors-credit-active-invoicing-a',
+    'debtors with a credit active in the period, invoicing format A, with the interest and collection costs collected in it', period),
   'reports': body('reports', 'a report of chosen columns', {
     ...period,
     format: Type.Optional(Type.Literal('consolidated', { default: 'consolidated', description: 'one row per item of the sources (the only format)' })),
@@ -131,6 +137,12 @@ export interface ExportTypeInfo {
   permissions: readonly Permission[]
   /** The legacy GET route of this data set (without /v1), or null. */
   legacyPath: string | null
+  /**
+   * The file shows credits as they stood at `before` (balances, arrears,
+   * category, or a period it declares closed), so a `before` later than the
+   * request is refused: it would report arrears of days that have not come.
+   */
+  asItStoodAtBefore: boolean
 }
 
 const receivables = ['ReadExport', 'ReadReceivables'] as const
@@ -139,27 +151,27 @@ const debtors = ['ReadExport', 'ReadChildEntity'] as const
 
 /** Who may export what, and where the type used to be served. */
 export const exportTypeInfo: { [T in ExportType]: ExportTypeInfo } = {
-  'receivables': { permissions: receivables, legacyPath: '/export/receivables' },
-  'installments': { permissions: receivables, legacyPath: '/export/installments' },
+  'receivables': { permissions: receivables, legacyPath: '/export/receivables', asItStoodAtBefore: false },
+  'installments': { permissions: receivables, legacyPath: '/export/installments', asItStoodAtBefore: false },
   // Bureau files carry the debtors' identities next to their obligations.
-  'credit-bureau-a': { permissions: [...receivables, 'ReadChildEntity'], legacyPath: '/export/credit-bureau-a' },
-  'credit-bureau-b': { permissions: [...receivables, 'ReadChildEntity'], legacyPath: '/export/credit-bureau-b' },
-  'payments': { permissions: orders, legacyPath: '/export/payments' },
-  'ledger-a': { permissions: receivables, legacyPath: '/export/ledger-a' },
-  'ledger-a-individual': { permissions: receivables, legacyPath: '/export/ledger-a-individual' },
-  'ledger-a-clients': { permissions: receivables, legacyPath: '/export/ledger-a-clients' },
-  'disbursements': { permissions: receivables, legacyPath: '/export/disbursements' },
+  'credit-bureau-a': { permissions: [...receivables, 'ReadChildEntity'], legacyPath: '/export/credit-bureau-a', asItStoodAtBefore: true },
+  'credit-bureau-b': { permissions: [...receivables, 'ReadChildEntity'], legacyPath: '/export/credit-bureau-b', asItStoodAtBefore: true },
+  'payments': { permissions: orders, legacyPath: '/export/payments', asItStoodAtBefore: false },
+  'ledger-a': { permissions: receivables, legacyPath: '/export/ledger-a', asItStoodAtBefore: false },
+  'ledger-a-individual': { permissions: receivables, legacyPath: '/export/ledger-a-individual', asItStoodAtBefore: true },
+  'ledger-a-clients': { permissions: receivables, legacyPath: '/export/ledger-a-clients', asItStoodAtBefore: true },
+  'disbursements': { permissions: receivables, legacyPath: '/export/disbursements', asItStoodAtBefore: false },
   // Scoring cases carry each credit's automatic score and decision.
-  'quantitative-scoring': { permissions: [...receivables, 'ReadAnalysis'], legacyPath: '/export/quantitative-scoring' },
-  'refinance': { permissions: receivables, legacyPath: '/export/refinance' },
-  'csv-a': { permissions: receivables, legacyPath: '/export/csv-a' },
-  'receivables-cutoff': { permissions: receivables, legacyPath: '/export/receivables/cutoff' },
-  'installments-cutoff': { permissions: receivables, legacyPath: '/export/installments/cutoff' },
-  'orders-accounting': { permissions: orders, legacyPath: '/export/orders' },
-  'debtors': { permissions: debtors, legacyPath: '/export/debtors' },
-  'debtors-credit-active': { permissions: debtors, legacyPath: '/export/debtors/credit-active' },
-  'debtors-credit-active-invoicing-a': { permissions: debtors, legacyPath: '/export/debtors/credit-active/invoicing-a' },
-  'reports': { permissions: ['ExportReports'], legacyPath: null },
+  'quantitative-scoring': { permissions: [...receivables, 'ReadAnalysis'], legacyPath: '/export/quantitative-scoring', asItStoodAtBefore: false },
+  'refinance': { permissions: receivables, legacyPath: '/export/refinance', asItStoodAtBefore: false },
+  'csv-a': { permissions: receivables, legacyPath: '/export/csv-a', asItStoodAtBefore: false },
+  'receivables-cutoff': { permissions: receivables, legacyPath: '/export/receivables/cutoff', asItStoodAtBefore: true },
+  'installments-cutoff': { permissions: receivables, legacyPath: '/export/installments/cutoff', asItStoodAtBefore: true },
+  'orders-accounting': { permissions: orders, legacyPath: '/export/orders', asItStoodAtBefore: false },
+  'debtors': { permissions: debtors, legacyPath: '/export/debtors', asItStoodAtBefore: false },
+  'debtors-credit-active': { permissions: debtors, legacyPath: '/export/debtors/credit-active', asItStoodAtBefore: true },
+  'debtors-credit-active-invoicing-a': { permissions: debtors, legacyPath: '/export/debtors/credit-active/invoicing-a', asItStoodAtBefore: true },
+  'reports': { permissions: ['ExportReports'], legacyPath: null, asItStoodAtBefore: false },
 }
 
 export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8'

@@ -96,6 +96,20 @@ const periodErrors = (body: ExportBody, part: Part): FieldError[] => {
 }
 
 /**
+ * A type showing credits as they stood at `before` would count arrears to a
+ * day that has not come and fold in no payment the debtor may yet make: a
+ * debtor with nothing due yet would be written months past due.
+ */
+const futureEndErrors = (body: ExportBody, part: Part, requestedAt: string): FieldError[] => {
+  const before = 'before' in body ? body.before : undefined
+  if (before === undefined || !exportTypeInfo[body.type].asItStoodAtBefore || Date.parse(before) <= Date.parse(requestedAt)) return []
+  return [{
+    field: `${part}.before`,
+    message: `must not be later than the moment of the request (${requestedAt}): ${body.type} shows credits as they stood at ${part}.before`,
+  }]
+}
+
+/**
  * A request's body as the runner will check its job's parameters
  * (parseExportBody, stricter in formats than the route's schema: no
  * `urn:uuid:` ids, no space in times), so nothing accepted fails there.
@@ -106,8 +120,8 @@ const requireRunnerAccepts = (body: ExportBody): void => {
 }
 
 /** Report columns and filter keys must name columns of the registered sources; the data set checks what else its body must satisfy. */
-const checkBody = (services: Services, dataSet: DataSet, body: ExportBody, part: Part): void => {
-  const errors: FieldError[] = periodErrors(body, part)
+const checkBody = (services: Services, dataSet: DataSet, body: ExportBody, part: Part, requestedAt: string): void => {
+  const errors: FieldError[] = [...periodErrors(body, part), ...futureEndErrors(body, part, requestedAt)]
   if (body.type === 'reports') {
     body.columns.forEach((column, i) => {
       if (services.exports.sources.column(column) === null) errors.push({ field: `${part}.columns.${i}`, message: `unknown column ${column} (see GET /v1/exports/sources?type=reports)` })
@@ -151,7 +165,7 @@ export const createExport = async (services: Services, request: FastifyRequest, 
   const dataSet = services.exports.dataSets.get(body.type)
   if (dataSet === undefined) throw unavailable(services, body.type)
   requireRunnerAccepts(body)
-  checkBody(services, dataSet, body, 'body')
+  checkBody(services, dataSet, body, 'body', services.clock.now().toISOString())
   const orderId = newId()
   const append = async () => {
     await services.execute(exportAggregate, orderId, {
@@ -180,13 +194,14 @@ export const estimateExport = async (services: Services, request: FastifyRequest
   const dataSet = services.exports.dataSets.get(body.type)
   if (dataSet === undefined || dataSet.count === null) throw unavailable(services, body.type)
   requireRunnerAccepts(body)
-  checkBody(services, dataSet, body, 'body')
+  const requestedAt = services.clock.now().toISOString()
+  checkBody(services, dataSet, body, 'body', requestedAt)
   // A caller that goes away stops the count.
   const abort = new AbortController()
   const stop = () => abort.abort()
   reply.raw.once('close', stop)
   const itemCount = await dataSet.count(body, {
-    organizationId: organization.id, queries: services.queries, requestedAt: services.clock.now().toISOString(), signal: abort.signal,
+    organizationId: organization.id, queries: services.queries, requestedAt, signal: abort.signal,
   }).finally(() => reply.raw.off('close', stop))
   return {
     itemCount,
@@ -274,8 +289,8 @@ export const sendInlineExport = async (services: Services, request: FastifyReque
   requireBodyPermissions(organization, body)
   const dataSet = services.exports.dataSets.get(body.type)
   if (dataSet === undefined) throw unavailable(services, body.type)
-  checkBody(services, dataSet, body, 'query')
   const requestedAt = services.clock.now().toISOString()
+  checkBody(services, dataSet, body, 'query', requestedAt)
   reply.header('content-type', dataSet.contentType).header('content-disposition', contentDisposition(exportFileName(body.type, requestedAt)))
   // HEAD (which fastify answers with this GET route) gets the headers without the export being run for a body nobody reads.
   if (request.method === 'HEAD') return reply.send()

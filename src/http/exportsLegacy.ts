@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyRequest, FastifySchemaValidationError } from 'fastify'
 import { Type, type TSchema } from 'typebox'
 import { blobKinds } from '../exports/blobs.js'
 import { exportBodySchemas, exportTypeInfo, exportTypes, PaymentFilters, type ExportType } from '../exports/catalogue.js'
@@ -13,6 +13,7 @@ import {
 } from './exportHandlers.js'
 import { Created, Estimate, FileResponse, JobList, Sources } from './exports.js'
 import { streamExportEvents } from './exportStream.js'
+import { fieldErrorsOf } from './plugins/errors.js'
 import { failures, OrganizationHeaders } from './schemas.js'
 
 type SunsetGroup = 'exports' | 'reports'
@@ -65,7 +66,7 @@ const timestampQuery = (description: string) => Type.Optional(Type.String({ form
 /** The canonical body's fields as query parameters (`filters` of payments as a JSON object in one parameter). */
 const legacyQueryOf = (type: ExportType): TSchema => {
   const properties: Record<string, TSchema> = type.endsWith('-cutoff')
-    ? { before: timestampQuery('the cut-off (default: now)') }
+    ? { before: timestampQuery('the cut-off, not later than now (the default)') }
     : { after: timestampQuery('period start, inclusive'), before: timestampQuery('period end, exclusive') }
   if (type === 'csv-a') properties['typeFile'] = exportBodySchemas['csv-a'].properties.typeFile
   if (type === 'payments') {
@@ -73,6 +74,14 @@ const legacyQueryOf = (type: ExportType): TSchema => {
   }
   return Type.Object(properties, { additionalProperties: false })
 }
+
+/**
+ * A legacy GET export's parameters are its body's fields moved to the query:
+ * the schema's errors name them `query.*` (not fastify's `querystring.*`), as
+ * the checks made on the body they become do.
+ */
+const queryFieldErrors = (issues: FastifySchemaValidationError[], part: string): AppError =>
+  invalidFields(fieldErrorsOf(issues, part === 'querystring' ? 'query' : part), 'BIND_ERROR')
 
 /** Legacy query parameters as a canonical body: the same validation, the same data set. */
 const bodyFromQuery = (type: ExportType, query: unknown): Record<string, unknown> => {
@@ -133,6 +142,7 @@ export const legacyExportRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     const route = legacy('GET', path, '/v1/exports')
     app.get(path, {
       config: { ...route.config, organization: 'header', validationCode: 'BIND_ERROR' },
+      schemaErrorFormatter: queryFieldErrors,
       schema: {
         ...route.schema,
         summary: `Export ${type} inline (legacy; use POST /v1/exports with type ${type})`,

@@ -1,8 +1,8 @@
 import { defineBlobProducer } from '../blobs.js'
 import { creditColumn as c, through } from '../lib/creditColumns.js'
 import { integer, money, text } from '../lib/columns.js'
+import { scopedCredits, subledgerCredits } from '../lib/creditScopes.js'
 import { ledgerTotals, ledgerTotalsColumns, type LedgerTotals } from '../lib/ledger.js'
-import { activeIn } from '../lib/period.js'
 import { portfolioOf, positionAt, riskCategory, type PositionedCredit } from '../lib/positions.js'
 
 interface Row extends PositionedCredit {
@@ -12,10 +12,11 @@ interface Row extends PositionedCredit {
 
 /**
  * `monthly`: the month-end close of the portfolio (cierre de cartera), one
- * row per credit owed something at some moment of the previous UTC month:
- * its principal at both ends of the month and what moved in between (as
- * ledger-a-individual), and its state, balance, arrears and category at
- * month end. Made at 00:25 server time on the 1st.
+ * row per credit of ledger-a-individual for the previous UTC month (owed
+ * something at some moment of it, or with a movement in it): its principal
+ * at both ends of the month and what moved in between, and its state,
+ * balance, arrears and category at month end. Made at 00:25 server time on
+ * the 1st.
  */
 export const monthlyBlobProducer = defineBlobProducer<Row>({
   kind: 'monthly',
@@ -32,8 +33,7 @@ export const monthlyBlobProducer = defineBlobProducer<Row>({
   ],
   async *rows(context) {
     const { start, end, label } = context.period
-    for await (const credit of context.queries.credits.stream(context.organizationId, activeIn({ after: start, before: end }))) {
-      const movements = await context.queries.creditMovements.ofCredit(credit._id, end)
+    for await (const { credit, movements } of scopedCredits(context.queries, context.organizationId, subledgerCredits, { after: start, before: end })) {
       yield { credit, month: label, totals: ledgerTotals(movements, credit.currency, start, end), position: positionAt(credit, movements, end) }
     }
   },

@@ -44,6 +44,9 @@ async function* matchingOrders(body: { after?: string; before?: string; filters?
   for await (const order of context.queries.paymentOrders.stream(context.organizationId, filter)) if (within(order)) yield order
 }
 
+/** Completed or failed; the read model keeps a processing time of 0 until then. */
+const decided = (order: OrderDoc): boolean => order.status === 'completed' || order.status === 'failed'
+
 const field = <K extends keyof NonNullable<OrderDoc['order']>>(order: OrderDoc, key: K) => order.order?.[key]
 
 /**
@@ -78,7 +81,8 @@ export const paymentsDataSet = defineDataSet({
     timestamp<OrderDoc>('completed_at', 'when it was completed', (o) => o.completedAt),
     text<OrderDoc>('approver_id', 'who approved it; empty when the provider completed it', (o) => o.approverId),
     text<OrderDoc>('error_message', 'why it failed', (o) => o.errorMessage),
-    integer<OrderDoc>('processing_time_ms', 'milliseconds from creation to the decision', (o) => o.processingTime),
+    integer<OrderDoc>('processing_time_ms', 'milliseconds from creation to the decision; empty while undecided',
+      (o) => (decided(o) ? o.processingTime : null)),
     money<OrderDoc>('applied_amount', 'what went to the installments', (o) => o.application?.appliedAmount),
     money<OrderDoc>('unapplied_amount', 'received beyond what was owed', (o) => o.application?.unappliedAmount),
     timestamp<OrderDoc>('applied_at', 'when it was applied to the credit', (o) => o.application?.appliedAt),

@@ -1,9 +1,9 @@
 import type { CreditDoc } from '../../projections/credits.js'
 import type { CreditMovementDoc } from '../../projections/creditMovements.js'
-import type { Queries } from '../../projections/queries.js'
 import { dayOf } from '../../shared/amortization.js'
 import { ZERO_INSTALLMENT } from '../../shared/lending.js'
-import { defineDataSet } from '../dataSets.js'
+import { money as decimalOf } from '../../shared/money.js'
+import { defineDataSet, type DataSetContext } from '../dataSets.js'
 import { boolean, date, integer, money, text, timestamp } from '../lib/columns.js'
 import { instantsIn, periodOf, type Period } from '../lib/period.js'
 
@@ -17,16 +17,33 @@ interface Row {
   replacement: CreditDoc | null
 }
 
-/** Payments that settled a credit by paying its whole balance (`zero` orders). */
-const payoffsIn = (period: Period) => ({ kind: 'payment', target: ZERO_INSTALLMENT, settles: true, ...instantsIn('at', period) })
+/** `zero` orders applied in the period that left their credit owing nothing. */
+const settlingZeroOrdersIn = (period: Period) => ({ kind: 'payment', target: ZERO_INSTALLMENT, settles: true, ...instantsIn('at', period) })
 
-/** The debtor's other credit disbursed nearest the payoff within the window (the earlier on a tie), or null. */
-const replacementOf = async (queries: Queries, organizationId: string, payoff: CreditMovementDoc): Promise<CreditDoc | null> => {
+/**
+ * A `zero` order applied to a credit that already owed nothing (approved after
+ * the payoff, or after the last installment was paid) also leaves it settled,
+ * but all of it is unapplied: it paid nothing off.
+ */
+const paidOff = (movement: CreditMovementDoc): boolean => !decimalOf(movement.principal).isZero() || !decimalOf(movement.interest).isZero()
+
+/** The payoffs of the period; the read stores cannot compare decimals, so `paidOff` is checked on each movement (a period has few). */
+async function* payoffsIn(body: { after?: string; before?: string }, context: DataSetContext): AsyncIterable<CreditMovementDoc> {
+  const movements = context.queries.creditMovements.stream(context.organizationId, settlingZeroOrdersIn(periodOf(body, context.requestedAt)))
+  for await (const movement of movements) if (paidOff(movement)) yield movement
+}
+
+/**
+ * The debtor's other credit disbursed nearest the payoff within the window
+ * (the earlier on a tie), or null. Only credits disbursed by the time the
+ * export was requested count, so a resumed job finds the same one.
+ */
+const replacementOf = async (context: DataSetContext, payoff: CreditMovementDoc): Promise<CreditDoc | null> => {
   const at = Date.parse(payoff.at)
   const window = { $gte: new Date(at - REFINANCE_WINDOW_DAYS * DAY).toISOString(), $lte: new Date(at + REFINANCE_WINDOW_DAYS * DAY).toISOString() }
   let best: CreditDoc | null = null
-  for await (const candidate of queries.credits.stream(organizationId, { debtorId: payoff.debtorId, disbursedAt: window })) {
-    if (candidate._id === payoff.creditId || candidate.disbursedAt === null) continue
+  for await (const candidate of context.queries.credits.stream(context.organizationId, { debtorId: payoff.debtorId, disbursedAt: window })) {
+    if (candidate._id === payoff.creditId || candidate.disbursedAt === null || candidate.disbursedAt > context.requestedAt) continue
     const distance = (credit: CreditDoc) => Math.abs(Date.parse(credit.disbursedAt ?? '') - at)
     if (best === null || distance(candidate) < distance(best) || (distance(candidate) === distance(best) && candidate.disbursedAt < (best.disbursedAt ?? ''))) {
       best = candidate
@@ -38,14 +55,15 @@ const replacementOf = async (queries: Queries, organizationId: string, payoff: C
 /**
  * Refinancing. The service has no refinance operation: a credit refinanced
  * by substitution shows as its whole balance paid at once (a `zero` order
- * that settles it) and a new credit disbursed to the same debtor. One row per
- * credit settled that way in the period; `refinanced` says whether a new
- * credit of the debtor was disbursed within 30 days before or after the
- * payoff (the nearest is shown), so a plain early payoff is told apart.
+ * that takes it from owing something to owing nothing) and a new credit
+ * disbursed to the same debtor. One row per credit paid off that way in the
+ * period; `refinanced` says whether a new credit of the debtor was disbursed
+ * within 30 days before or after the payoff (the nearest is shown), so a
+ * plain payoff is told apart.
  */
 export const refinanceDataSet = defineDataSet({
   type: 'refinance',
-  description: 'credits settled early by a whole-balance payment in the period, with the new credit that replaced them',
+  description: 'credits paid off by a whole-balance (`zero`) order in the period, refinanced or not, with the debtor\'s new credit disbursed within 30 days',
   columns: [
     text<Row>('credit_id', 'the credit paid off', (r) => r.credit._id),
     text<Row>('debtor_id', 'debtor (profile) id', (r) => r.credit.debtorId),
@@ -76,10 +94,14 @@ export const refinanceDataSet = defineDataSet({
   ],
   async *rows(body, context) {
     const { queries, organizationId } = context
-    for await (const payoff of queries.creditMovements.stream(organizationId, payoffsIn(periodOf(body, context.requestedAt)))) {
+    for await (const payoff of payoffsIn(body, context)) {
       const credit = await queries.credits.get(organizationId, payoff.creditId)
-      if (credit !== null) yield { payoff, credit, replacement: await replacementOf(queries, organizationId, payoff) }
+      if (credit !== null) yield { payoff, credit, replacement: await replacementOf(context, payoff) }
     }
   },
-  count: (body, context) => context.queries.creditMovements.count(context.organizationId, payoffsIn(periodOf(body, context.requestedAt))),
+  async count(body, context) {
+    let n = 0
+    for await (const _payoff of payoffsIn(body, context)) n += 1
+    return n
+  },
 })

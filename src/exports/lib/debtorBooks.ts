@@ -2,8 +2,9 @@ import type { CreditDoc } from '../../projections/credits.js'
 import type { CreditMovementDoc } from '../../projections/creditMovements.js'
 import type { ProfileDoc } from '../../projections/profiles.js'
 import type { DataSetContext } from '../dataSets.js'
+import { activeCredits, scopedCredits, type CreditScope } from './creditScopes.js'
 import { cityCodes, identityOf, type CityCodes, type Identity } from './identity.js'
-import { activeIn, type Period } from './period.js'
+import type { Period } from './period.js'
 import { positionAt, type CreditPosition } from './positions.js'
 
 /** A debtor as export files name them: the profile, its identity flattened, its city's DANE codes. */
@@ -15,24 +16,23 @@ export interface DebtorRecord {
 
 export const debtorRecord = (profile: ProfileDoc): DebtorRecord => ({ profile, identity: identityOf(profile), city: cityCodes(profile.cityId) })
 
-/** One debtor's credits of one currency active in a period, each with its movements and its position at the period's end. */
+/** One debtor's credits of one currency in a period's scope, each with its movements and its position at the period's end. */
 export interface DebtorBook extends DebtorRecord {
   currency: string
   credits: Array<{ credit: CreditDoc; movements: CreditMovementDoc[]; position: CreditPosition }>
 }
 
 /**
- * Debtors with credits active in the period (disbursed before it ends, not
- * paid off before it starts), one book per debtor and currency. Profiles are
- * streamed; each debtor's credits come from an indexed query (a debtor has a
- * bounded number of them).
+ * Debtors with credits in the scope (default: active in the period, i.e.
+ * disbursed before it ends, not paid off before it starts), one book per
+ * debtor and currency. Profiles are streamed; each debtor's credits come from
+ * an indexed query (a debtor has a bounded number of them).
  */
-export async function* debtorBooks(context: DataSetContext, period: Period): AsyncIterable<DebtorBook> {
+export async function* debtorBooks(context: DataSetContext, period: Period, scope: CreditScope = activeCredits): AsyncIterable<DebtorBook> {
   const { queries, organizationId } = context
   for await (const profile of queries.profiles.stream(organizationId)) {
     const byCurrency = new Map<string, DebtorBook['credits']>()
-    for await (const credit of queries.credits.stream(organizationId, { debtorId: profile._id, ...activeIn(period) })) {
-      const movements = await queries.creditMovements.ofCredit(credit._id, period.before)
+    for await (const { credit, movements } of scopedCredits(queries, organizationId, scope, period, { debtorId: profile._id })) {
       const books = byCurrency.get(credit.currency) ?? []
       books.push({ credit, movements, position: positionAt(credit, movements, period.before) })
       byCurrency.set(credit.currency, books)

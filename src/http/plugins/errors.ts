@@ -24,9 +24,12 @@ const messageOf = (issue: AjvIssue): string => {
   return issue.message ?? issue.keyword
 }
 
+/** The field errors of a part's validation issues, its fields named under `context` (`querystring`, or a name a route gives the part). */
+export const fieldErrorsOf = (issues: readonly AjvIssue[], context: string | undefined): FieldError[] =>
+  issues.map((issue) => ({ field: fieldOf(context, issue), message: messageOf(issue) }))
+
 export const validationFailure = (error: FastifyError, request: FastifyRequest): AppError => {
-  const issues: AjvIssue[] = error.validation ?? []
-  const errors: FieldError[] = issues.map((issue) => ({ field: fieldOf(error.validationContext, issue), message: messageOf(issue) }))
+  const errors = fieldErrorsOf(error.validation ?? [], error.validationContext)
   const code = request.routeOptions.config.validationCode ?? 'VALIDATION_ERROR'
   return new AppError(code, errors.map((e) => `${e.field} ${e.message}`).join('; ') || error.message, { errors })
 }
