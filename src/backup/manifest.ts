@@ -3,9 +3,9 @@ import { once } from 'node:events'
 import { createReadStream, createWriteStream } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
-import { Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import Database from 'better-sqlite3'
+import { digestStream } from '../shared/digestStream.js'
 import { syncPath } from '../shared/durableFs.js'
 import { errorCode } from '../shared/errors.js'
 
@@ -56,18 +56,10 @@ export interface Digest {
 
 /** Copies a file as a stream, hashing what it writes, and makes the copy durable. The target must not exist. */
 export const copyHashed = async (from: string, to: string): Promise<Digest> => {
-  const hash = createHash('sha256')
-  let bytes = 0
-  const measure = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      hash.update(chunk)
-      bytes += chunk.length
-      callback(null, chunk)
-    },
-  })
+  const measure = digestStream()
   const writer = createWriteStream(to, { flags: 'wx', mode: 0o600 })
   try {
-    await pipeline(createReadStream(from), measure, writer)
+    await pipeline(createReadStream(from), measure.stream, writer)
   } catch (error) {
     // A failed pipeline can settle before the destroyed writer has opened (and so created) the target: removing it earlier would leave it behind.
     if (!writer.closed) await once(writer, 'close').catch(() => undefined)
@@ -75,7 +67,7 @@ export const copyHashed = async (from: string, to: string): Promise<Digest> => {
     throw error
   }
   await syncPath(to)
-  return { bytes, sha256: hash.digest('hex') }
+  return measure.digest()
 }
 
 export const hashFile = async (file: string): Promise<Digest> => {

@@ -1,10 +1,11 @@
-import { createHash, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import { once } from 'node:events'
 import { createReadStream, createWriteStream } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
-import { Readable, Transform } from 'node:stream'
+import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
+import { digestStream } from '../shared/digestStream.js'
 import { syncPath } from '../shared/durableFs.js'
 import { isTimeOrderedId } from '../shared/ids.js'
 import type { FileMetadata, FileStore, OpenedFile, StoredFile } from './fileStore.js'
@@ -35,19 +36,12 @@ export class FilesystemFileStore implements FileStore {
     const paths = this.paths(fileId)
     const created = await fs.mkdir(paths.dir, { recursive: true })
     const temp = `${paths.content}.${randomUUID()}.tmp`
-    const hash = createHash('sha256')
-    let size = 0
-    const measure = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        hash.update(chunk)
-        size += chunk.length
-        callback(null, chunk)
-      },
-    })
+    const measure = digestStream()
     const writer = createWriteStream(temp, { flags: 'wx' })
     try {
-      await pipeline(Buffer.isBuffer(content) ? Readable.from([content]) : content, measure, writer)
-      const stored: StoredFile = { ...metadata, fileId, size, sha256: hash.digest('hex'), storedAt: new Date().toISOString() }
+      await pipeline(Buffer.isBuffer(content) ? Readable.from([content]) : content, measure.stream, writer)
+      const { bytes: size, sha256 } = measure.digest()
+      const stored: StoredFile = { ...metadata, fileId, size, sha256, storedAt: new Date().toISOString() }
       const metaTemp = `${paths.meta}.${randomUUID()}.tmp`
       await fs.writeFile(metaTemp, JSON.stringify(stored))
       // The event naming the file is committed (and fsynced) once this answers: the bytes and both names must survive a power loss first.

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto'
-import { Readable, Transform } from 'node:stream'
+import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { GridFSBucket, ObjectId, type Db } from 'mongodb'
+import { digestStream } from '../shared/digestStream.js'
 import type { FileMetadata, FileStore, OpenedFile, StoredFile } from './fileStore.js'
 
 interface GridFile {
@@ -53,19 +53,13 @@ export class GridFsFileStore implements FileStore {
   }
 
   async put(fileId: string, content: Readable | Buffer, metadata: FileMetadata): Promise<StoredFile> {
-    const hash = createHash('sha256')
-    const measure = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        hash.update(chunk)
-        callback(null, chunk)
-      },
-    })
+    const measure = digestStream()
     // GridFS writes the files document after the last chunk, so a file is visible only once complete.
     const upload = this.bucket.openUploadStream(fileId, {
       metadata: { contentType: metadata.contentType, organizationId: metadata.organizationId, originalName: metadata.filename },
     })
-    await pipeline(Buffer.isBuffer(content) ? Readable.from([content]) : content, measure, upload)
-    await this.files.updateOne({ _id: upload.id }, { $set: { 'metadata.sha256': hash.digest('hex') } })
+    await pipeline(Buffer.isBuffer(content) ? Readable.from([content]) : content, measure.stream, upload)
+    await this.files.updateOne({ _id: upload.id }, { $set: { 'metadata.sha256': measure.digest().sha256 } })
     const stored = await this.stat(fileId)
     if (stored === null) throw new Error(`GridFS lost file ${fileId}`)
     return stored

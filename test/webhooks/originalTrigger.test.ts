@@ -11,7 +11,8 @@ const testApp = (t: Parameters<typeof createTestApp>[0]) => createTestApp(t, { c
 
 const secret = `whsec_${Buffer.alloc(32, 5).toString('base64')}`
 
-t.test('every re-send of a long chain of re-sends renders the original trigger type and carries the original send id as webhook-id', async (t) => {
+/** A signed webhook whose body is the trigger's original type, sent once (to a destination answering 503) for a disbursed credit. */
+const signedWebhookSentOnce = async (t: Parameters<typeof createTestApp>[0]) => {
   const sink = await startSink(t)
   sink.route('/erp', { status: 503 })
   const svc = await testApp(t)
@@ -19,7 +20,12 @@ t.test('every re-send of a long chain of re-sends renders the original trigger t
   const hook = await f.webhook({ tag: 'erp', path: '/erp', requestBody: '{{ .Trigger.OriginalType }}', signingSecret: secret })
   const credit = await f.l.disbursedCredit({ creditLineId: await f.line({ onDeliveredWebhooks: [hook] }) })
   const [automatic] = await f.settled(credit.ID, 1)
-  if (automatic === undefined) return t.fail('no automatic send')
+  if (automatic === undefined) throw new Error('no automatic send')
+  return { sink, svc, f, hook, credit, automatic }
+}
+
+t.test('every re-send of a long chain of re-sends renders the original trigger type and carries the original send id as webhook-id', async (t) => {
+  const { sink, svc, f, hook, credit, automatic } = await signedWebhookSentOnce(t)
   let logID = automatic._id
   for (let n = 1; n <= 25; n++) {
     const resent = await f.api('POST', `/webhook/${hook}/request`, { creditID: credit.ID, logID })
@@ -35,14 +41,7 @@ t.test('every re-send of a long chain of re-sends renders the original trigger t
 })
 
 t.test('a manual send recorded before chains kept their origin is followed back to the send that started the chain', async (t) => {
-  const sink = await startSink(t)
-  sink.route('/erp', { status: 503 })
-  const svc = await testApp(t)
-  const f = await firing(svc, sink)
-  const hook = await f.webhook({ tag: 'erp', path: '/erp', requestBody: '{{ .Trigger.OriginalType }}', signingSecret: secret })
-  const credit = await f.l.disbursedCredit({ creditLineId: await f.line({ onDeliveredWebhooks: [hook] }) })
-  const [automatic] = await f.settled(credit.ID, 1)
-  if (automatic === undefined) return t.fail('no automatic send')
+  const { sink, svc, f, hook, credit, automatic } = await signedWebhookSentOnce(t)
   const older = newId()
   await new WebhookSender(svc.runtime).send({
     sendId: older, organizationId: svc.organizationId, webhookId: hook,
