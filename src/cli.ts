@@ -2,7 +2,7 @@ import os from 'node:os'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { SingleBar, Presets } from 'cli-progress'
 import { backupDataDir } from './backup/backup.js'
-import { BackupError } from './backup/manifest.js'
+import { asBackupError, BackupError } from './backup/manifest.js'
 import { restoreDataDir } from './backup/restore.js'
 import { loadDemo } from './demo/index.js'
 import { UnreadableEventError } from './events/serialization.js'
@@ -245,7 +245,7 @@ const main = async (argv: string[]) => {
       const { positionals } = argsOf(argv.slice(1), {})
       const [target] = positionals
       if (target === undefined || positionals.length > 1) throw new UsageError('backup takes one argument: the directory to create')
-      await backupDataDir({ dataDir: embeddedDataDir('backup'), target, now: new Date(), report: print })
+      await backupDataDir({ dataDir: embeddedDataDir('backup'), target, now: new Date(), report: print }).catch((error: unknown) => { throw asBackupError(error) })
       return
     }
     case 'restore': {
@@ -253,6 +253,7 @@ const main = async (argv: string[]) => {
       const [backup] = positionals
       if (backup === undefined || positionals.length > 1) throw new UsageError('restore takes one argument: the backup directory')
       await restoreDataDir({ backup, dataDir: embeddedDataDir('restore'), now: new Date(), checkOnly: values.check, report: print })
+        .catch((error: unknown) => { throw asBackupError(error) })
       if (!values.check) print('start the service on this DATA_DIR: its read models catch up with the restored log')
       return
     }

@@ -6,8 +6,9 @@ import { once } from 'node:events'
 import { finished } from 'node:stream/promises'
 import { syncPath } from '../shared/durableFs.js'
 import { errorCode } from '../shared/errors.js'
+import { assertNoUnfinishedRestore } from './restore.js'
 import {
-  BACKUP_FORMAT, BackupError, DATA_FOLDER, EVENT_LOG, FILES_FOLDER, MANIFEST_FILE, READ_STORE, SUMMARY_FILE,
+  asBackupError, BACKUP_FORMAT, BackupError, DATA_FOLDER, EVENT_LOG, FILES_FOLDER, MANIFEST_FILE, READ_STORE, SUMMARY_FILE,
   backupDatabase, checkDatabase, copyHashed, eventLogFacts, hashFile, mib, type BackupSummary, type Digest, type ManifestEntry,
 } from './manifest.js'
 
@@ -23,20 +24,50 @@ export interface BackupOptions {
 const isTransient = (name: string): boolean =>
   name === 'instance.lock' || name === 'instance.lock.json' || /-(wal|shm|journal)$/.test(name) || name.endsWith('.tmp')
 
+/** A volume's own folder, at the top of a DATA_DIR that is a mount point: the file system's, not the service's. */
+const LOST_AND_FOUND = 'lost+found'
+
 const isInside = (child: string, parent: string): boolean => {
   const relative = path.relative(parent, child)
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))
 }
 
-/** Regular files under `dir`, as paths relative to `root` with `/`; anything else is reported and left out. */
-async function* regularFiles(root: string, dir: string, skipped: (relative: string) => void): AsyncGenerator<string> {
-  const handle = await fs.opendir(path.join(root, dir))
-  for await (const entry of handle) {
+/** Where a path not made yet will be, links resolved: its nearest existing ancestor's real path and the rest. */
+const realPathAhead = async (target: string): Promise<string> => {
+  const rest: string[] = []
+  for (let existing = target; ; existing = path.dirname(existing)) {
+    try {
+      return path.join(await fs.realpath(existing), ...rest.reverse())
+    } catch (error) {
+      if (errorCode(error) !== 'ENOENT' || path.dirname(existing) === existing) throw error
+      rest.push(path.basename(existing))
+    }
+  }
+}
+
+/**
+ * Regular files under `dir`, as paths relative to `root` with `/`. Links are
+ * followed (keys mounted from a secret store are links), each directory once;
+ * anything that is neither a file nor a directory, or a link to nothing, stops
+ * the backup: one that silently lacked a key would restore a service unable
+ * to read its own secrets.
+ */
+async function* regularFiles(root: string, dir: string, skipDirectory: (relative: string) => boolean, seen = new Set<string>()): AsyncGenerator<string> {
+  const real = await fs.realpath(path.join(root, dir))
+  if (seen.has(real)) return
+  seen.add(real)
+  for await (const entry of await fs.opendir(path.join(root, dir))) {
     const relative = dir === '' ? entry.name : `${dir}/${entry.name}`
-    if (isTransient(entry.name)) continue
-    if (entry.isDirectory()) yield* regularFiles(root, relative, skipped)
-    else if (entry.isFile()) yield relative
-    else skipped(relative)
+    if (isTransient(entry.name) || relative === LOST_AND_FOUND) continue
+    const kind = entry.isSymbolicLink() ? await fs.stat(path.join(root, relative)).catch(() => null) : entry
+    if (kind === null) throw new BackupError(`${relative} in DATA_DIR is a link to nothing: mend or remove it, then back up again`)
+    if (kind.isDirectory()) {
+      if (!skipDirectory(relative)) yield* regularFiles(root, relative, skipDirectory, seen)
+    } else if (kind.isFile()) {
+      yield relative
+    } else {
+      throw new BackupError(`${relative} in DATA_DIR is neither a file nor a directory: move it out, then back up again`)
+    }
   }
 }
 
@@ -77,9 +108,11 @@ export const backupDataDir = async (options: BackupOptions): Promise<{ target: s
   const report = options.report ?? (() => undefined)
   const dataDir = path.resolve(options.dataDir)
   const target = path.resolve(options.target)
+  await assertNoUnfinishedRestore(dataDir)
   const log = path.join(dataDir, EVENT_LOG)
   if (!(await fs.stat(log).then((stats) => stats.isFile(), () => false))) throw new BackupError(`DATA_DIR ${dataDir} holds no event log (${EVENT_LOG})`)
-  if (isInside(target, dataDir)) throw new BackupError(`the backup ${target} must be outside DATA_DIR ${dataDir}`)
+  // Compared through links: a backup inside DATA_DIR would be copied by the next one, and by itself.
+  if (isInside(await realPathAhead(target), await fs.realpath(dataDir))) throw new BackupError(`the backup ${target} must be outside DATA_DIR ${dataDir}`)
   if (await fs.lstat(target).then(() => true, () => false)) throw new BackupError(`${target} exists: a backup goes into a new directory`)
   await fs.mkdir(path.dirname(target), { recursive: true })
   const staging = await fs.mkdtemp(`${target}.partial-`)
@@ -91,14 +124,13 @@ export const backupDataDir = async (options: BackupOptions): Promise<{ target: s
     const made = new Set<string>([data])
     const destination = async (relative: string): Promise<string> => {
       const to = path.join(data, ...relative.split('/'))
-      const dir = path.dirname(to)
-      if (!made.has(dir)) {
-        await fs.mkdir(dir, { recursive: true, mode: 0o700 })
-        made.add(dir)
+      if (!made.has(path.dirname(to))) {
+        await fs.mkdir(path.dirname(to), { recursive: true, mode: 0o700 })
+        // Every folder between, so that each new name is fsynced in its parent at the end.
+        for (let dir = path.dirname(to); dir !== data; dir = path.dirname(dir)) made.add(dir)
       }
       return to
     }
-    const skipped = (relative: string) => report(`left out ${relative}: not a regular file`)
     const copyDatabase = async (relative: string): Promise<string> => {
       const to = await destination(relative)
       await backupDatabase(path.join(dataDir, relative), to)
@@ -109,8 +141,8 @@ export const backupDataDir = async (options: BackupOptions): Promise<{ target: s
 
     const started = performance.now()
     let before = 0
-    for await (const relative of regularFiles(dataDir, '', skipped)) {
-      if (relative === EVENT_LOG || relative.startsWith(`${FILES_FOLDER}/`)) continue
+    for await (const relative of regularFiles(dataDir, '', (folder) => folder === FILES_FOLDER)) {
+      if (relative === EVENT_LOG) continue
       if (relative === READ_STORE) await copyDatabase(relative)
       else await manifest.add(relative, await copyHashed(path.join(dataDir, relative), await destination(relative)))
       before++
@@ -122,7 +154,7 @@ export const backupDataDir = async (options: BackupOptions): Promise<{ target: s
     const facts = eventLogFacts(await copyDatabase(EVENT_LOG))
     report(`event log: ${facts.events.toLocaleString('en-US')} events up to position ${facts.head}, ${mib(manifest.bytes - bytesBefore)} in ${((performance.now() - logStarted) / 1000).toFixed(1)} s`)
 
-    const files = await backupStoredFiles(dataDir, manifest, destination, skipped)
+    const files = await backupStoredFiles(dataDir, manifest, destination)
     report(`stored files: ${files.copied.toLocaleString('en-US')}${files.gone === 0 ? '' : ` (${files.gone} deleted while the backup ran, left out)`}`)
 
     const manifestSha256 = await manifest.close()
@@ -137,12 +169,12 @@ export const backupDataDir = async (options: BackupOptions): Promise<{ target: s
     return { target, summary }
   } catch (error) {
     await fs.rm(staging, { recursive: true, force: true })
-    throw error
+    throw asBackupError(error)
   }
 }
 
 /**
- * The file store's files, each as its content then its sidecar. Going by the
+ * The file store's files, each as its sidecar then its content. Going by the
  * sidecars, a file still being stored (content renamed, sidecar not yet, so
  * no event names it) is not taken, and a file deleted during the backup (an
  * expired export) is left out whole rather than copied half.
@@ -151,18 +183,18 @@ const backupStoredFiles = async (
   dataDir: string,
   manifest: ManifestWriter,
   destination: (relative: string) => Promise<string>,
-  skipped: (relative: string) => void,
 ): Promise<{ copied: number; gone: number }> => {
   const root = path.join(dataDir, FILES_FOLDER)
   if (!(await fs.stat(root).then((stats) => stats.isDirectory(), () => false))) return { copied: 0, gone: 0 }
   let copied = 0
   let gone = 0
-  for await (const sidecar of regularFiles(dataDir, FILES_FOLDER, skipped)) {
+  for await (const sidecar of regularFiles(dataDir, FILES_FOLDER, () => false)) {
     if (!sidecar.endsWith('.json')) continue
     const content = sidecar.slice(0, -'.json'.length)
     const copies: Array<[string, Digest]> = []
     try {
-      for (const relative of [content, sidecar]) copies.push([relative, await copyHashed(path.join(dataDir, relative), await destination(relative))])
+      // Whichever of the two a deletion meanwhile removes first, the pair is left out whole: a record copied is taken back.
+      for (const relative of [sidecar, content]) copies.push([relative, await copyHashed(path.join(dataDir, relative), await destination(relative))])
     } catch (error) {
       if (errorCode(error) !== 'ENOENT') throw error
       for (const [relative] of copies) await fs.rm(await destination(relative), { force: true })

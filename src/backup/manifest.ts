@@ -14,6 +14,10 @@ export class BackupError extends Error {
   override readonly name = 'BackupError'
 }
 
+/** A failed system call (a folder the user may not read, a full disk) as the one line an operator acts on; anything else as it is. */
+export const asBackupError = (error: unknown): unknown =>
+  error instanceof Error && !(error instanceof BackupError) && typeof Reflect.get(error, 'syscall') === 'string' ? new BackupError(error.message) : error
+
 export const BACKUP_FORMAT = 1
 /** The backup's summary, written last: a directory without it is not a finished backup. */
 export const SUMMARY_FILE = 'backup.json'

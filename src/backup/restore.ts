@@ -6,7 +6,7 @@ import { lockDataDir } from '../shared/dataDirLock.js'
 import { syncPath } from '../shared/durableFs.js'
 import { errorCode } from '../shared/errors.js'
 import {
-  BackupError, DATA_FOLDER, EVENT_LOG, MANIFEST_FILE, SUMMARY_FILE,
+  asBackupError, BackupError, DATA_FOLDER, EVENT_LOG, MANIFEST_FILE, SUMMARY_FILE,
   checkDatabase, copyHashed, eventLogFacts, hashFile, mib, parseManifestEntry, parseSummary, type BackupSummary, type Digest, type ManifestEntry,
 } from './manifest.js'
 
@@ -45,11 +45,12 @@ const sameDigest = (entry: ManifestEntry, digest: Digest): boolean => entry.byte
 /** An empty DATA_DIR (made if missing), taken for this process: a restore never writes over data. */
 const emptyDataDir = async (dataDir: string, now: Date) => {
   await fs.mkdir(dataDir, { recursive: true, mode: 0o700 })
-  const present = await fs.readdir(dataDir)
+  // A fresh volume mounted as DATA_DIR holds its file system's lost+found: empty for a restore.
+  const present = (await fs.readdir(dataDir)).filter((name) => name !== 'lost+found')
   if (present.length > 0) throw new BackupError(`DATA_DIR ${dataDir} is not empty (${present.length} entries): a restore goes into an empty or new DATA_DIR`)
   const lock = lockDataDir(dataDir, 'restore', now)
   // Another restore or a start may have taken it between the look and the lock.
-  const others = (await fs.readdir(dataDir)).filter((name) => !name.startsWith('instance.lock'))
+  const others = (await fs.readdir(dataDir)).filter((name) => !name.startsWith('instance.lock') && name !== 'lost+found')
   if (others.length > 0) {
     lock.release()
     throw new BackupError(`DATA_DIR ${dataDir} is not empty (${others.length} entries): a restore goes into an empty or new DATA_DIR`)
@@ -91,7 +92,8 @@ export const restoreDataDir = async (options: RestoreOptions): Promise<BackupSum
       const to = path.join(dataDir, ...entry.path.split('/'))
       if (!checkOnly && !made.has(path.dirname(to))) {
         await fs.mkdir(path.dirname(to), { recursive: true, mode: 0o700 })
-        made.add(path.dirname(to))
+        // Every folder between, so that each new name is fsynced in its parent before the mark goes.
+        for (let dir = path.dirname(to); dir !== dataDir; dir = path.dirname(dir)) made.add(dir)
       }
       let digest: Digest
       try {
@@ -122,8 +124,9 @@ export const restoreDataDir = async (options: RestoreOptions): Promise<BackupSum
     report(`${checkOnly ? 'checked' : 'restored'} ${entries} file${entries === 1 ? '' : 's'} (${mib(bytes)}) of the backup of ${summary.createdAt}: event log of ${facts.events.toLocaleString('en-US')} events up to position ${facts.head}`)
     return summary
   } catch (error) {
-    if (checkOnly || !(error instanceof BackupError)) throw error
-    throw new BackupError(`${error.message} (DATA_DIR ${dataDir} stays marked as an unfinished restore: empty it before restoring again)`)
+    const known = asBackupError(error)
+    if (checkOnly || !(known instanceof BackupError)) throw known
+    throw new BackupError(`${known.message} (DATA_DIR ${dataDir} stays marked as an unfinished restore: empty it before restoring again)`)
   } finally {
     lock?.release()
   }

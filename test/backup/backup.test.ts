@@ -1,10 +1,14 @@
+import { execFileSync, spawn } from 'node:child_process'
+import { once } from 'node:events'
 import fs from 'node:fs'
 import path from 'node:path'
+import Database from 'better-sqlite3'
 import t, { type Test } from 'tap'
 import { backupDataDir } from '../../src/backup/backup.js'
 import { BackupError, parseSummary } from '../../src/backup/manifest.js'
 import { RESTORE_MARKER, restoreDataDir } from '../../src/backup/restore.js'
 import { loadDemo } from '../../src/demo/index.js'
+import { openEventDatabase } from '../../src/events/sqliteSchema.js'
 import { createRuntime } from '../../src/runtime.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 import { tempDir, testConfig } from '../helpers/config.js'
@@ -190,4 +194,90 @@ t.test('a stored file deleted while the backup runs is left out whole, content a
   t.notOk(fs.existsSync(path.join(target, 'data', 'files', shard, sidecar)), 'no record without its content')
   t.notMatch(fs.readFileSync(path.join(target, 'manifest.jsonl'), 'utf8'), sidecar.slice(0, -'.json'.length))
   await restoreDataDir({ backup: target, dataDir: path.join(tempDir(), 'restored'), now })
+})
+
+t.test('links are followed, so keys mounted from a secret store come back; a link to nothing or a special file stops the backup', async (t) => {
+  const { dataDir } = await smallBackup(t)
+  const secrets = tempDir('credit-secrets-')
+  const key = path.join(dataDir, 'keys', 'data.key')
+  const sealed = fs.readFileSync(key)
+  fs.renameSync(key, path.join(secrets, 'data.key'))
+  fs.symlinkSync(path.join(secrets, 'data.key'), key)
+  const target = path.join(tempDir(), 'backup')
+  await backupDataDir({ dataDir, target, now })
+  t.match(fs.readFileSync(path.join(target, 'manifest.jsonl'), 'utf8'), /"path":"keys\/data\.key"/)
+  const restored = path.join(tempDir(), 'restored')
+  await restoreDataDir({ backup: target, dataDir: restored, now })
+  t.ok(fs.lstatSync(path.join(restored, 'keys', 'data.key')).isFile(), 'restored as a file')
+  t.same(fs.readFileSync(path.join(restored, 'keys', 'data.key')), sealed, 'the same data key: sealed secrets read back')
+
+  fs.symlinkSync(path.join(secrets, 'gone.pem'), path.join(dataDir, 'keys', 'extra.pem'))
+  const parent = tempDir()
+  await t.rejects(backupDataDir({ dataDir, target: path.join(parent, 'b'), now }), { name: 'BackupError', message: /keys\/extra\.pem in DATA_DIR is a link to nothing/ })
+  fs.rmSync(path.join(dataDir, 'keys', 'extra.pem'))
+  execFileSync('mkfifo', [path.join(dataDir, 'pipe')])
+  await t.rejects(backupDataDir({ dataDir, target: path.join(parent, 'b'), now }), { name: 'BackupError', message: /pipe in DATA_DIR is neither a file nor a directory/ })
+  t.same(fs.readdirSync(parent), [], 'nothing left behind')
+})
+
+t.test('a target inside DATA_DIR through a link is refused, and so is a DATA_DIR a restore has not finished', async (t) => {
+  const { dataDir, target } = await smallBackup(t)
+  const alias = path.join(tempDir(), 'alias')
+  fs.symlinkSync(dataDir, alias)
+  await t.rejects(backupDataDir({ dataDir, target: path.join(alias, 'backups', 'nightly'), now }), { name: 'BackupError', message: /must be outside DATA_DIR/ })
+  await t.rejects(backupDataDir({ dataDir: alias, target: path.join(dataDir, 'backups', 'nightly'), now }), { name: 'BackupError', message: /must be outside DATA_DIR/ })
+  t.notOk(fs.existsSync(path.join(dataDir, 'backups')), 'nothing written inside')
+
+  const half = path.join(tempDir(), 'half')
+  fs.appendFileSync(path.join(target, 'data', 'keys', 'signing-key.pem'), ' ')
+  await t.rejects(restoreDataDir({ backup: target, dataDir: half, now }), { name: 'BackupError' })
+  await t.rejects(backupDataDir({ dataDir: half, target: path.join(tempDir(), 'b'), now }), { name: 'BackupError', message: /holds an unfinished restore/ })
+})
+
+t.test('a volume\'s lost+found is neither backed up nor in the way of a restore', async (t) => {
+  const { dataDir } = await smallBackup(t)
+  fs.mkdirSync(path.join(dataDir, 'lost+found'), { mode: 0o700 })
+  fs.writeFileSync(path.join(dataDir, 'lost+found', '#1234'), 'fsck found this')
+  const target = path.join(tempDir(), 'backup')
+  await backupDataDir({ dataDir, target, now })
+  t.notOk(fs.existsSync(path.join(target, 'data', 'lost+found')))
+  const volume = tempDir()
+  fs.mkdirSync(path.join(volume, 'lost+found'))
+  await restoreDataDir({ backup: target, dataDir: volume, now })
+  t.ok(fs.existsSync(path.join(volume, 'events.sqlite')))
+})
+
+t.test('a backup finishes while another process keeps appending to the log, and holds one consistent commit of it', async (t) => {
+  const dataDir = tempDir()
+  const file = path.join(dataDir, 'events.sqlite')
+  const db = openEventDatabase(file, 'NORMAL')
+  const insert = db.prepare("INSERT INTO events (stream_id, revision, id, type, data, metadata, recorded_at) VALUES (?, 0, ?, 'Seeded', ?, '{}', '2026-11-24')")
+  db.transaction(() => {
+    for (let i = 0; i < 60_000; i++) insert.run(`s-${i}`, `seed-${i}`, JSON.stringify({ filler: 'x'.repeat(300) }))
+  })()
+  db.close()
+  // Commits every few hundred microseconds from another process: an online backup copied in steps would start over at each of them.
+  const writer = spawn(process.execPath, ['-e', `
+    const Database = require('better-sqlite3')
+    const db = new Database(process.argv[1]); db.pragma('journal_mode = WAL'); db.pragma('synchronous = NORMAL')
+    const insert = db.prepare("INSERT INTO events (stream_id, revision, id, type, data, metadata, recorded_at) VALUES (?, 0, ?, 'Written', '{}', '{}', '2026-11-24')")
+    let n = 0
+    process.stdout.write('writing\\n')
+    // A deadline of its own: killed with the test, or not, it never writes for good.
+    for (const end = Date.now() + 60000; Date.now() < end;) db.transaction(() => { for (let i = 0; i < 5; i++) { insert.run('w-' + n, 'w-' + n); n++ } })()
+  `, file], { cwd: path.resolve(import.meta.dirname, '../..'), stdio: ['ignore', 'pipe', 'inherit'] })
+  t.teardown(() => { writer.kill('SIGKILL') })
+  await once(writer.stdout, 'data')
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  const { summary } = await backupDataDir({ dataDir, target: path.join(tempDir(), 'backup'), now })
+  const stillWriting = writer.exitCode === null
+  writer.kill('SIGKILL')
+  await once(writer, 'exit')
+  t.ok(stillWriting, 'done while the writer still wrote')
+  t.equal(summary.eventLog.head, summary.eventLog.events, 'no gap: one commit\'s state')
+  t.ok(summary.eventLog.events > 60_000, `${summary.eventLog.events - 60_000} written events in the copy`)
+  const after = new Database(file, { readonly: true })
+  const total = after.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM events').get()?.n ?? 0
+  after.close()
+  t.ok(total > summary.eventLog.events, `the writer went on past the copy (${total} events by the end)`)
 })
