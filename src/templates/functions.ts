@@ -198,18 +198,24 @@ const indent = (count: unknown, value: string, name: string, meter: Meter, leadi
   return `${leadingNewline ? '\n' : ''}${pad}${value.replace(/\n/g, `\n${pad}`)}`
 }
 
-const TIME_TEXT = 'a date such as 2026-03-07, or a timestamp with its offset such as 2026-03-07T10:00:00Z'
+const TIME_TEXT = 'a date such as 2026-03-07, or a timestamp such as 2026-03-07T10:00:00Z (UTC without an offset)'
+
+/** An ISO 8601 date and time without an offset, as other systems' answers often carry them. */
+const WITHOUT_OFFSET = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?$/
 
 /**
  * A time of the value (a number is Unix seconds), or null for an empty one; a
  * value outside JavaScript's dates fails, it is not printed as NaN. Text is
  * read strictly, as the context writes times: JavaScript's own reading rolls
- * 2026-02-30 over to March, reads 7/3/2026 US-style, "1" as 2001, and text
- * without an offset in the host's zone.
+ * 2026-02-30 over to March, reads 7/3/2026 US-style and "1" as 2001. A
+ * timestamp without an offset is UTC, as every day the service computes is,
+ * never the host's zone, so a template reading one from another system's
+ * answer works the same on every host.
  */
 const time = (value: unknown, name: string): Date | null => {
   if (value === null || value === undefined || value === '') return null
-  const parsed = isTime(value) ? value : typeof value === 'number' ? new Date(value * 1000) : typeof value === 'string' ? instantOf(value) : null
+  const text = typeof value === 'string' && WITHOUT_OFFSET.test(value) ? `${value}Z` : value
+  const parsed = isTime(text) ? text : typeof text === 'number' ? new Date(text * 1000) : typeof text === 'string' ? instantOf(text) : null
   if (parsed !== null && !Number.isNaN(parsed.getTime())) return parsed
   return fail(`${name}: cannot read ${describeValue(value)} as a time${typeof value === 'string' ? ` (${TIME_TEXT})` : ''}`)
 }
