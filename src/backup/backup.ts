@@ -6,10 +6,11 @@ import { once } from 'node:events'
 import { finished } from 'node:stream/promises'
 import { syncPath } from '../shared/durableFs.js'
 import { errorCode } from '../shared/errors.js'
+import { mapInOrder } from '../shared/mapInOrder.js'
 import { assertNoUnfinishedRestore } from './restore.js'
 import {
   asBackupError, BACKUP_FORMAT, BackupError, DATA_FOLDER, EVENT_LOG, FILES_FOLDER, MANIFEST_FILE, READ_STORE, SUMMARY_FILE,
-  backupDatabase, checkDatabase, copyHashed, eventLogFacts, hashFile, mib, type BackupSummary, type Digest, type ManifestEntry,
+  backupDatabase, checkDatabase, copyHashed, eventLogFacts, hashFile, mib, PARALLEL_COPIES, type BackupSummary, type Digest, type ManifestEntry,
 } from './manifest.js'
 
 export interface BackupOptions {
@@ -186,10 +187,7 @@ const backupStoredFiles = async (
 ): Promise<{ copied: number; gone: number }> => {
   const root = path.join(dataDir, FILES_FOLDER)
   if (!(await fs.stat(root).then((stats) => stats.isDirectory(), () => false))) return { copied: 0, gone: 0 }
-  let copied = 0
-  let gone = 0
-  for await (const sidecar of regularFiles(dataDir, FILES_FOLDER, () => false)) {
-    if (!sidecar.endsWith('.json')) continue
+  const copyPair = async (sidecar: string): Promise<Array<[string, Digest]> | null> => {
     const content = sidecar.slice(0, -'.json'.length)
     const copies: Array<[string, Digest]> = []
     try {
@@ -198,6 +196,15 @@ const backupStoredFiles = async (
     } catch (error) {
       if (errorCode(error) !== 'ENOENT') throw error
       for (const [relative] of copies) await fs.rm(await destination(relative), { force: true })
+      return null
+    }
+    return copies
+  }
+  let copied = 0
+  let gone = 0
+  // Several pairs at once: each copy waits for its own fsync, which one after another made thousands of small files slow.
+  for await (const copies of mapInOrder(sidecars(dataDir), copyPair, PARALLEL_COPIES)) {
+    if (copies === null) {
       gone++
       continue
     }
@@ -205,4 +212,8 @@ const backupStoredFiles = async (
     copied++
   }
   return { copied, gone }
+}
+
+async function* sidecars(dataDir: string): AsyncGenerator<string> {
+  for await (const relative of regularFiles(dataDir, FILES_FOLDER, () => false)) if (relative.endsWith('.json')) yield relative
 }

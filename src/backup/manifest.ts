@@ -58,6 +58,9 @@ export interface Digest {
   sha256: string
 }
 
+/** Files copied at once by a backup or a restore: enough to keep the thread pool's fsyncs busy. */
+export const PARALLEL_COPIES = 8
+
 /** Copies a file as a stream, hashing what it writes, and makes the copy durable. The target must not exist. */
 export const copyHashed = async (from: string, to: string): Promise<Digest> => {
   const measure = digestStream()

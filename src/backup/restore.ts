@@ -5,9 +5,10 @@ import readline from 'node:readline'
 import { lockDataDir } from '../shared/dataDirLock.js'
 import { syncPath } from '../shared/durableFs.js'
 import { errorCode } from '../shared/errors.js'
+import { mapInOrder } from '../shared/mapInOrder.js'
 import {
   asBackupError, BackupError, DATA_FOLDER, EVENT_LOG, MANIFEST_FILE, SUMMARY_FILE,
-  checkDatabase, copyHashed, eventLogFacts, hashFile, mib, parseManifestEntry, parseSummary, type BackupSummary, type Digest, type ManifestEntry,
+  checkDatabase, copyHashed, eventLogFacts, hashFile, mib, PARALLEL_COPIES, parseManifestEntry, parseSummary, type BackupSummary, type Digest, type ManifestEntry,
 } from './manifest.js'
 
 /** Written into DATA_DIR before a restore copies anything and removed once all is copied and checked: no service starts on half a restore. */
@@ -87,7 +88,7 @@ export const restoreDataDir = async (options: RestoreOptions): Promise<BackupSum
     const made = new Set<string>([dataDir])
     let entries = 0
     let bytes = 0
-    for await (const entry of manifestEntries(manifestFile)) {
+    const restoreEntry = async (entry: ManifestEntry): Promise<number> => {
       const from = path.join(backup, DATA_FOLDER, ...entry.path.split('/'))
       const to = path.join(dataDir, ...entry.path.split('/'))
       if (!checkOnly && !made.has(path.dirname(to))) {
@@ -104,8 +105,11 @@ export const restoreDataDir = async (options: RestoreOptions): Promise<BackupSum
         throw error
       }
       if (!sameDigest(entry, digest)) throw new BackupError(`${entry.path} differs from the manifest (${digest.bytes} bytes, sha256 ${digest.sha256}; expected ${entry.bytes}, ${entry.sha256}): the backup is damaged`)
+      return digest.bytes
+    }
+    for await (const copied of mapInOrder(manifestEntries(manifestFile), restoreEntry, PARALLEL_COPIES)) {
       entries++
-      bytes += digest.bytes
+      bytes += copied
     }
     if (entries !== summary.entries || bytes !== summary.bytes) {
       throw new BackupError(`the manifest lists ${entries} files, ${bytes} bytes; ${SUMMARY_FILE} says ${summary.entries}, ${summary.bytes}: the backup is damaged`)

@@ -196,6 +196,33 @@ t.test('a stored file deleted while the backup runs is left out whole, content a
   await restoreDataDir({ backup: target, dataDir: path.join(tempDir(), 'restored'), now })
 })
 
+t.test('stored files copied several at once keep the order they were listed in, each beside its record, and all come back', async (t) => {
+  const { dataDir } = await smallBackup(t)
+  const shard = path.join(dataDir, 'files', 'many')
+  fs.mkdirSync(shard, { recursive: true })
+  // Sizes that differ by far, so that copies running together finish out of order.
+  for (let n = 0; n < 120; n++) {
+    fs.writeFileSync(path.join(shard, `f${n}`), Buffer.alloc(n % 3 === 0 ? 512 * 1024 : 16, n))
+    fs.writeFileSync(path.join(shard, `f${n}.json`), JSON.stringify({ n }))
+  }
+  const target = path.join(tempDir(), 'many')
+  await backupDataDir({ dataDir, target, now })
+  const listed = fs.readFileSync(path.join(target, 'manifest.jsonl'), 'utf8').trim().split('\n')
+    .map((line) => String(JSON.parse(line).path)).filter((entry) => entry.startsWith('files/many/'))
+  // The order the backup walks the folder in (readdir would sort it).
+  const walked: string[] = []
+  const folder = fs.opendirSync(shard)
+  for (let entry = folder.readSync(); entry !== null; entry = folder.readSync()) if (entry.name.endsWith('.json')) walked.push(`files/many/${entry.name}`)
+  folder.closeSync()
+  t.same(listed, walked.flatMap((sidecar) => [sidecar, sidecar.slice(0, -'.json'.length)]), 'in the order walked, each record then its content')
+  const restored = path.join(tempDir(), 'restored')
+  await restoreDataDir({ backup: target, dataDir: restored, now })
+  for (const n of [0, 1, 59, 119]) {
+    t.same(fs.readFileSync(path.join(restored, 'files', 'many', `f${n}`)), fs.readFileSync(path.join(shard, `f${n}`)), `file ${n}`)
+  }
+  t.equal(fs.readdirSync(path.join(restored, 'files', 'many')).length, 240)
+})
+
 t.test('links are followed, so keys mounted from a secret store come back; a link to nothing or a special file stops the backup', async (t) => {
   const { dataDir } = await smallBackup(t)
   const secrets = tempDir('credit-secrets-')
