@@ -236,6 +236,10 @@ export class TokenService {
     if (basic !== null && inForm && request.client_secret !== undefined) {
       throw new OAuthError('invalid_request', 'use one client authentication method, not both')
     }
+    // RFC 6749 allows client_id beside Basic, but one naming another client is a confused caller, not a credential to drop.
+    if (basic !== null && request.client_id !== undefined && request.client_id !== basic.clientId) {
+      throw new OAuthError('invalid_request', 'client_id does not name the client of the HTTP Basic credentials')
+    }
     const clientId = basic?.clientId ?? request.client_id
     const secret = basic?.secret ?? request.client_secret
     if (clientId === undefined || secret === undefined) throw new OAuthError('invalid_client', 'client authentication failed')

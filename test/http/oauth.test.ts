@@ -48,6 +48,23 @@ t.test('client_credentials with form credentials and with HTTP Basic', async (t)
   t.equal(claims.exp - claims.iat, 3600)
 })
 
+t.test('a form client_id beside HTTP Basic must name the Basic client', async (t) => {
+  const svc = await createTestApp(t)
+  const { client_id, client_secret } = admin(svc)
+  const withBasic = (payload: string) => svc.app.inject({
+    method: 'POST', url: '/v1/oauth/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(client_id, client_secret) },
+    payload,
+  })
+  const same = await withBasic(`grant_type=client_credentials&client_id=${encodeURIComponent(client_id)}`)
+  t.equal(same.statusCode, 200, same.body)
+  t.equal(same.json<TokenBody>().scope, '*')
+  const other = await withBasic('grant_type=client_credentials&client_id=another-client')
+  t.equal(other.statusCode, 400)
+  t.same(other.json(), { error: 'invalid_request', error_description: 'client_id does not name the client of the HTTP Basic credentials' })
+  t.notOk(other.json<Partial<TokenBody>>().access_token, 'no token issued')
+})
+
 t.test('password grant, then refresh with rotation; a reused refresh token revokes the family', async (t) => {
   const svc = await createTestApp(t)
   await addUser(svc, 'ana')
