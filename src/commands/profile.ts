@@ -1,5 +1,7 @@
 import { isDeepStrictEqual } from 'node:util'
-import { acceptsFileField, type LegalPerson, type NaturalPerson, type ProfileEvent, type ProfileFileRef, type ProfileType } from '../events/profile.js'
+import {
+  acceptsFileField, applyPersonChanges, type LegalPerson, type NaturalPerson, type PersonChanges, type ProfileEvent, type ProfileFileRef, type ProfileType,
+} from '../events/profile.js'
 import { AppError, invalidFields, type FieldError } from '../shared/errors.js'
 import type { Aggregate } from './decider.js'
 
@@ -17,7 +19,7 @@ export type ProfileCommand =
     files?: ProfileFileRef[]
     now: string
   }
-  | { type: 'UpdateProfile'; natural?: Partial<NaturalPerson>; legal?: Partial<LegalPerson>; now: string }
+  | { type: 'UpdateProfile'; natural?: PersonChanges<NaturalPerson>; legal?: PersonChanges<LegalPerson>; now: string }
   | { type: 'DeactivateProfile'; reason: string; now: string }
   | { type: 'ActivateProfile'; now: string }
   | { type: 'ShareProfile'; userId: string; sharedBy: string; now: string }
@@ -48,7 +50,7 @@ const requireProfile = (state: ProfileState): void => {
 const dateFields = { natural: ['birthDate', 'employmentStartDate'], legal: ['incorporationDate'] } as const
 
 /** Birth, employment and incorporation dates cannot lie after the day of the command. */
-const futureDates = (type: ProfileType, person: Partial<NaturalPerson> | Partial<LegalPerson> | undefined, now: string): FieldError[] => {
+const futureDates = (type: ProfileType, person: PersonChanges<NaturalPerson> | PersonChanges<LegalPerson> | undefined, now: string): FieldError[] => {
   if (person === undefined) return []
   const today = now.slice(0, 10)
   return dateFields[type].flatMap((field) => {
@@ -57,7 +59,7 @@ const futureDates = (type: ProfileType, person: Partial<NaturalPerson> | Partial
   })
 }
 
-const refuseFutureDates = (type: ProfileType, person: Partial<NaturalPerson> | Partial<LegalPerson> | undefined, now: string): void => {
+const refuseFutureDates = (type: ProfileType, person: PersonChanges<NaturalPerson> | PersonChanges<LegalPerson> | undefined, now: string): void => {
   const errors = futureDates(type, person, now)
   if (errors.length > 0) throw invalidFields(errors)
 }
@@ -65,12 +67,17 @@ const refuseFutureDates = (type: ProfileType, person: Partial<NaturalPerson> | P
 /** A value as JSON stores it (undefined properties dropped), to compare without regard to key order. */
 const asJson = (value: unknown): unknown => (value === undefined ? undefined : JSON.parse(JSON.stringify(value)))
 
-/** Only the fields whose value differs from the current one (a nested object given with its keys in another order does not). */
-const changedFields = <T extends object>(current: T | null, next: Partial<T> | undefined): Partial<T> => {
+/**
+ * Only the fields whose value differs from the current one (a nested object given with its keys in another order does not);
+ * clearing a field that is not there changes nothing.
+ */
+const changedFields = <T extends object>(current: T | null, next: PersonChanges<T> | undefined): PersonChanges<T> => {
   if (next === undefined) return {}
-  const changed: Partial<T> = {}
+  const changed: PersonChanges<T> = {}
   for (const key of Object.keys(next) as Array<keyof T>) {
-    if (!isDeepStrictEqual(asJson(next[key]), asJson(current?.[key]))) changed[key] = next[key]
+    const value = next[key]
+    const was = current?.[key]
+    if (value === null ? was !== undefined : !isDeepStrictEqual(asJson(value), asJson(was))) changed[key] = value
   }
   return changed
 }
@@ -159,8 +166,8 @@ export const profileAggregate: Aggregate<ProfileCommand, ProfileEvent, ProfileSt
       case 'ProfileUpdated':
         return {
           ...state,
-          natural: state.natural === null || event.data.natural === undefined ? state.natural : { ...state.natural, ...event.data.natural },
-          legal: state.legal === null || event.data.legal === undefined ? state.legal : { ...state.legal, ...event.data.legal },
+          natural: applyPersonChanges(state.natural, event.data.natural),
+          legal: applyPersonChanges(state.legal, event.data.legal),
         }
       case 'ProfileDeactivated':
         return { ...state, active: false }

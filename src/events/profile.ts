@@ -121,12 +121,29 @@ export type ProfileCreated = Event<'ProfileCreated', {
   /** A copy carries the source's current files (same bytes, same file ids). Absent on profiles created from scratch. */
   files?: ProfileFileRef[]
 }>
-/** Carries only the fields that changed, with their new values. */
+/**
+ * Changes to a person: each field given is set to its value, and an optional
+ * field given as null is cleared. Required fields cannot be null. (Optional
+ * keys are told by `{} extends Pick`, which holds with exactOptionalPropertyTypes too.)
+ */
+export type PersonChanges<T> = { [K in keyof T]?: {} extends Pick<T, K> ? T[K] | null : T[K] }
+
+/** A person with its changes applied: the fields given set, those given as null removed. */
+export const applyPersonChanges = <T extends object>(current: T | null, changes: PersonChanges<NoInfer<T>> | undefined): T | null => {
+  if (current === null || changes === undefined) return current
+  const next = { ...current, ...changes }
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === null) Reflect.deleteProperty(next, key)
+  }
+  return next
+}
+
+/** Carries only the fields that changed, with their new values; null: the field was cleared. */
 export type ProfileUpdated = Event<'ProfileUpdated', {
   profileId: string
   organizationId: string
-  natural?: Partial<NaturalPerson>
-  legal?: Partial<LegalPerson>
+  natural?: PersonChanges<NaturalPerson>
+  legal?: PersonChanges<LegalPerson>
   updatedAt: string
 }>
 export type ProfileDeactivated = Event<'ProfileDeactivated', { profileId: string; organizationId: string; reason: string; at: string }>

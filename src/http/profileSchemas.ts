@@ -1,4 +1,4 @@
-import { Type } from 'typebox'
+import { type TNull, type TOptional, type TSchema, type TUnion, Type } from 'typebox'
 import { allProfileFileFields } from '../events/profile.js'
 import { MONEY_INPUT_PATTERN } from '../shared/money.js'
 import { CitySchema } from './cities.js'
@@ -16,25 +16,41 @@ const Phone = Type.String({ pattern: '^\\+?[0-9]{7,15}$', description: 'digits w
 const CityId = Type.String({ format: 'uuid', description: 'id of a city of GET /cities' })
 const Amount = Type.String({ pattern: MONEY_INPUT_PATTERN, description: 'non-negative decimal string', examples: ['4500000.00'] })
 
-const naturalFields = {
+type Fields = Record<string, TSchema>
+/** A person given whole: the fields not required may be left out. */
+type InputFields<F extends Fields, R extends keyof F> = { [K in keyof F]: K extends R ? F[K] : TOptional<F[K]> }
+/** A change to a person: every field may be left out, and those not required may be null, which clears them. */
+type PatchFields<F extends Fields, R extends keyof F> = { [K in keyof F]: TOptional<K extends R ? F[K] : TUnion<[F[K], TNull]>> }
+
+/** A person's fields (in the order a profile shows them) as given on creation and on PATCH, from one list and the names of those required. */
+const personFields = <F extends Fields, R extends keyof F & string>(fields: F, required: readonly R[]) => {
+  const isRequired = (key: string) => required.some((name) => name === key)
+  const entries = Object.entries(fields)
+  const input = Object.fromEntries(entries.map(([key, schema]) => [key, isRequired(key) ? schema : Type.Optional(schema)]))
+  const patch = Object.fromEntries(entries.map(([key, schema]) => [key, Type.Optional(isRequired(key) ? schema : Type.Union([schema, Type.Null()]))]))
+  // Object.fromEntries cannot say which schema each key holds; the maps above make what these types say.
+  return { input: input as InputFields<F, R>, patch: patch as PatchFields<F, R> }
+}
+
+const naturalFields = personFields({
   firstName: Name,
-  middleName: Type.Optional(Name),
+  middleName: Name,
   lastName: Name,
-  secondLastName: Type.Optional(Name),
+  secondLastName: Name,
   documentType: DocumentType,
   documentNumber: DocumentNumber,
-  birthDate: Type.Optional(Day),
-  gender: Type.Optional(Type.Enum(['female', 'male', 'other'])),
-  email: Type.Optional(Email),
-  phone: Type.Optional(Phone),
-  address: Type.Optional(Text),
-  cityId: Type.Optional(CityId),
-  monthlyIncome: Type.Optional(Amount),
-  employmentType: Type.Optional(Type.Enum(['formal', 'informal', 'independent', 'unemployed'])),
-  employerName: Type.Optional(Text),
-  occupation: Type.Optional(Text),
-  employmentStartDate: Type.Optional(Day),
-}
+  birthDate: Day,
+  gender: Type.Enum(['female', 'male', 'other']),
+  email: Email,
+  phone: Phone,
+  address: Text,
+  cityId: CityId,
+  monthlyIncome: Amount,
+  employmentType: Type.Enum(['formal', 'informal', 'independent', 'unemployed']),
+  employerName: Text,
+  occupation: Text,
+  employmentStartDate: Day,
+}, ['firstName', 'lastName', 'documentType', 'documentNumber'])
 
 const LegalRepresentative = Type.Object({
   firstName: Name,
@@ -45,35 +61,35 @@ const LegalRepresentative = Type.Object({
   phone: Type.Optional(Phone),
 }, { additionalProperties: false })
 
-const legalFields = {
+const legalFields = personFields({
   businessName: Text,
-  tradeName: Type.Optional(Text),
+  tradeName: Text,
   documentType: DocumentType,
   documentNumber: DocumentNumber,
-  taxId: Type.Optional(Type.String({ pattern: '^[0-9]{6,12}-[0-9]$', description: 'NIT with its verification digit, e.g. 900123456-7' })),
-  legalRepresentative: Type.Optional(LegalRepresentative),
-  email: Type.Optional(Email),
-  phone: Type.Optional(Phone),
-  address: Type.Optional(Text),
-  cityId: Type.Optional(CityId),
-  incorporationDate: Type.Optional(Day),
-  economicActivity: Type.Optional(Type.String({ pattern: '^[0-9]{4}$', description: 'CIIU activity code' })),
-  monthlyIncome: Type.Optional(Amount),
-}
+  taxId: Type.String({ pattern: '^[0-9]{6,12}-[0-9]$', description: 'NIT with its verification digit, e.g. 900123456-7' }),
+  legalRepresentative: LegalRepresentative,
+  email: Email,
+  phone: Phone,
+  address: Text,
+  cityId: CityId,
+  incorporationDate: Day,
+  economicActivity: Type.String({ pattern: '^[0-9]{4}$', description: 'CIIU activity code' }),
+  monthlyIncome: Amount,
+}, ['businessName', 'documentType', 'documentNumber'])
 
-export const NaturalInput = Type.Object(naturalFields, { additionalProperties: false })
-export const LegalInput = Type.Object(legalFields, { additionalProperties: false })
-export const NaturalPatch = Type.Partial(NaturalInput, { additionalProperties: false, minProperties: 1 })
-export const LegalPatch = Type.Partial(LegalInput, { additionalProperties: false, minProperties: 1 })
+export const NaturalInput = Type.Object(naturalFields.input, { additionalProperties: false })
+export const LegalInput = Type.Object(legalFields.input, { additionalProperties: false })
+export const NaturalPatch = Type.Object(naturalFields.patch, { additionalProperties: false, minProperties: 1 })
+export const LegalPatch = Type.Object(legalFields.patch, { additionalProperties: false, minProperties: 1 })
 
 const fileIdKeys = { '^[A-Za-z]+FileID$': Type.String({ format: 'uuid', description: 'id of the current file of a campo (WorkCertificateFileID for work-certificate)' }) }
 
 const NaturalView = Type.Object({
-  ...naturalFields,
+  ...naturalFields.input,
   age: Type.Optional(Type.Integer({ description: 'completed years, from birthDate' })),
 }, { patternProperties: fileIdKeys, description: 'the natural person, with `<Campo>FileID` for each current file' })
 
-const LegalView = Type.Object(legalFields, { patternProperties: fileIdKeys, description: 'the legal person, with `<Campo>FileID` for each current file' })
+const LegalView = Type.Object(legalFields.input, { patternProperties: fileIdKeys, description: 'the legal person, with `<Campo>FileID` for each current file' })
 
 export const ProfileFileField = Type.Enum(allProfileFileFields, { description: 'the profile file (campo)' })
 

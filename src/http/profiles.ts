@@ -22,9 +22,10 @@ const typeNames: Record<1 | 2, ProfileType> = { 1: 'natural', 2: 'legal' }
 const reads: FastifyContextConfig = { organization: 'config-header', permissions: ['ReadProfile'] }
 const writes: FastifyContextConfig = { organization: 'config-header', permissions: ['WriteProfile'] }
 
-/** A city id must name a city of GET /cities. */
-const unknownCity = (type: ProfileType, person: { cityId?: string | undefined } | undefined): void => {
-  if (person?.cityId !== undefined && cityCatalogue().get(person.cityId) === null) {
+/** A city id must name a city of GET /cities (null clears it on PATCH). */
+const unknownCity = (type: ProfileType, person: { cityId?: string | null | undefined } | undefined): void => {
+  const cityId = person?.cityId
+  if (typeof cityId === 'string' && cityCatalogue().get(cityId) === null) {
     throw invalidFields([{ field: `body.${type}.cityId`, message: 'is not the id of a city of GET /cities' }])
   }
 }
@@ -151,8 +152,9 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     config: writes,
     schema: {
       summary: 'Change some fields of a profile',
-      description: 'Send `natural` (natural profiles) or `legal` (legal profiles) with the fields to change; fields not sent stay. ' +
-        'A nested `legalRepresentative` is replaced whole.',
+      description: 'Send `natural` (natural profiles) or `legal` (legal profiles) with the fields to change; fields not sent stay; ' +
+        'a field sent as null is cleared (optional fields only: null on a required one is a 400). ' +
+        'A nested `legalRepresentative` is replaced whole, or cleared with null.',
       tags: ['Profiles'], headers: ConfigOrganizationHeaders, params: IdParams,
       body: Type.Object({ natural: Type.Optional(NaturalPatch), legal: Type.Optional(LegalPatch) }, { additionalProperties: false, minProperties: 1 }),
       response: { 200: ProfileEnvelope, ...failures(400, 401, 403, 404) },

@@ -1,6 +1,6 @@
 import type { Decimal } from 'decimal.js'
 import type { CreditLimitStatus } from '../events/creditLimit.js'
-import type { LegalPerson, NaturalPerson } from '../events/profile.js'
+import { applyPersonChanges, type LegalPerson, type NaturalPerson } from '../events/profile.js'
 import { money } from '../shared/money.js'
 import { applyAt, defineProjection, updateAt } from './projection.js'
 import type { Filter, ReadCollection, ReadStore } from './readStore.js'
@@ -122,16 +122,16 @@ export const creditLimitsProjection = defineProjection({
       }
       case 'ProfileUpdated': {
         const { natural, legal } = event.data
-        await updateAt(debtorDocs, event.data.profileId, position, (doc) => ({
-          ...doc,
-          natural: doc.natural === null || natural === undefined ? doc.natural : {
-            firstName: natural.firstName ?? doc.natural.firstName, middleName: natural.middleName ?? doc.natural.middleName,
-            lastName: natural.lastName ?? doc.natural.lastName, secondLastName: natural.secondLastName ?? doc.natural.secondLastName,
-          },
-          legal: doc.legal === null || legal?.businessName === undefined ? doc.legal : { businessName: legal.businessName },
-          documentType: natural?.documentType ?? legal?.documentType ?? doc.documentType,
-          documentNumber: natural?.documentNumber ?? legal?.documentNumber ?? doc.documentNumber,
-        }))
+        await updateAt(debtorDocs, event.data.profileId, position, (doc) => {
+          const names = applyPersonChanges(doc.natural, natural)
+          return {
+            ...doc,
+            natural: names === null ? null : { firstName: names.firstName, middleName: names.middleName, lastName: names.lastName, secondLastName: names.secondLastName },
+            legal: doc.legal === null || legal?.businessName === undefined ? doc.legal : { businessName: legal.businessName },
+            documentType: natural?.documentType ?? legal?.documentType ?? doc.documentType,
+            documentNumber: natural?.documentNumber ?? legal?.documentNumber ?? doc.documentNumber,
+          }
+        })
         const debtor = await debtorDocs.get(event.data.profileId)
         for (const limit of await limitDocs.find({ debtorId: event.data.profileId })) {
           await updateAt(limitDocs, limit._id, position, (doc) => ({ ...doc, debtorInfo: debtorInfoOf(doc.debtorId, debtor) }))

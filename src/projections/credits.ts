@@ -1,6 +1,6 @@
 import type { RecordedOf } from '../events/catalogue.js'
 import { evolveCredit, initialCreditState, type CreditState } from '../events/creditState.js'
-import type { LegalPerson, NaturalPerson, ProfileType } from '../events/profile.js'
+import { applyPersonChanges, type LegalPerson, type NaturalPerson, type ProfileType } from '../events/profile.js'
 import { exact, isZero, minus, plus, toMoneyText, ZERO, type ExactDecimal } from '../shared/exactDecimal.js'
 import { deepFreeze } from '../shared/freeze.js'
 import type { InstallmentPosition } from '../shared/installments.js'
@@ -347,8 +347,8 @@ export const creditsProjection = defineProjection({
         const next = event.type === 'ProfileUpdated'
           ? summarize({
             ...current,
-            natural: current.natural === null || event.data.natural === undefined ? current.natural : { ...current.natural, ...event.data.natural },
-            legal: current.legal === null || event.data.legal === undefined ? current.legal : { ...current.legal, ...event.data.legal },
+            natural: applyPersonChanges(current.natural, event.data.natural),
+            legal: applyPersonChanges(current.legal, event.data.legal),
           })
           : { ...current, files: { ...current.files, [event.data.field]: event.data.fileId } }
         await refreshDebtorOnCredits(store.collection<CreditDoc>(credits), next, position)

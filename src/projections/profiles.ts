@@ -1,4 +1,4 @@
-import { fileIdKey, type LegalPerson, type NaturalPerson, type ProfileFileRef, type ProfileType } from '../events/profile.js'
+import { applyPersonChanges, fileIdKey, type LegalPerson, type NaturalPerson, type ProfileFileRef, type ProfileType } from '../events/profile.js'
 import { applyAt, defineProjection, updateAt } from './projection.js'
 import type { Filter, ReadStore } from './readStore.js'
 
@@ -66,8 +66,8 @@ export const profilesProjection = defineProjection({
       case 'ProfileUpdated': {
         const { natural: naturalChanges, legal: legalChanges, updatedAt } = event.data
         return updateAt(docs, event.data.profileId, position, (doc) => {
-          const natural = doc.natural === null || naturalChanges === undefined ? doc.natural : { ...doc.natural, ...naturalChanges }
-          const legal = doc.legal === null || legalChanges === undefined ? doc.legal : { ...doc.legal, ...legalChanges }
+          const natural = applyPersonChanges(doc.natural, naturalChanges)
+          const legal = applyPersonChanges(doc.legal, legalChanges)
           return { ...doc, natural, legal, cityId: cityOf({ natural, legal }), updatedAt }
         })
       }

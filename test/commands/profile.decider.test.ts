@@ -1,6 +1,6 @@
 import t from 'tap'
-import { profileAggregate } from '../../src/commands/profile.js'
-import type { ProfileCreated } from '../../src/events/profile.js'
+import { profileAggregate, type ProfileCommand } from '../../src/commands/profile.js'
+import type { ProfileCreated, ProfileEvent, ProfileUpdated } from '../../src/events/profile.js'
 import { scenario } from '../helpers/deciders.js'
 
 const now = '2026-03-01T10:00:00.000Z'
@@ -76,4 +76,48 @@ t.test('a copy carries the source\'s files; dates cannot lie in the future', asy
   profile.given().when({ ...create, natural: { ...ana, birthDate: '2026-03-02' } }).thenRefused(t, 'VALIDATION_ERROR', 'born tomorrow')
   profile.given().when({ ...create, natural: { ...ana, birthDate: '2026-03-01' } }).then(t, [{ ...created, data: { ...created.data, natural: { ...ana, birthDate: '2026-03-01' } } }])
   profile.given(created).when({ type: 'UpdateProfile', natural: { employmentStartDate: '2027-01-01' }, now }).thenRefused(t, 'VALIDATION_ERROR')
+})
+
+/** Strictly compared: t.same (as `then` uses it) takes null and undefined for equal, and a cleared field must be recorded as null. */
+const decides = (history: ProfileEvent[], command: ProfileCommand) => profileAggregate.decide(command, profile.given(...history).state)
+
+t.test('clearing a field the profile has records it as null, and the state then lacks it', async (t) => {
+  const employed: ProfileCreated = { ...created, data: { ...created.data, natural: { ...ana, middleName: 'Lucía', employerName: 'Café del Valle S.A.S.' } } }
+  const cleared: ProfileUpdated = { type: 'ProfileUpdated', data: { profileId: 'p1', organizationId: 'o1', natural: { employerName: null }, updatedAt: now } }
+  t.strictSame(decides([employed], { type: 'UpdateProfile', natural: { employerName: null }, now }), [cleared])
+  const state = profile.given(employed, cleared).state
+  t.strictSame(state.natural, { ...ana, middleName: 'Lucía' })
+  t.notOk(state.natural !== null && 'employerName' in state.natural, 'the key is gone, not kept as null or undefined')
+  t.equal(profile.given(employed).state.natural?.employerName, 'Café del Valle S.A.S.', 'the earlier state is not touched')
+})
+
+t.test('clearing a field the profile does not have changes nothing', async (t) => {
+  t.strictSame(decides([created], { type: 'UpdateProfile', natural: { employerName: null, middleName: null }, now }), [])
+  t.strictSame(decides([created], { type: 'UpdateProfile', natural: { firstName: 'Ana', cityId: null }, now }), [], 'same value and nothing to clear')
+})
+
+t.test('one update sets some fields and clears others; only the real changes are recorded', async (t) => {
+  const employed: ProfileCreated = { ...created, data: { ...created.data, natural: { ...ana, employmentType: 'formal', employerName: 'Café del Valle S.A.S.' } } }
+  const update: ProfileUpdated = { type: 'ProfileUpdated', data: {
+    profileId: 'p1', organizationId: 'o1', natural: { employmentType: 'unemployed', employerName: null }, updatedAt: now,
+  } }
+  const command: ProfileCommand = { type: 'UpdateProfile', natural: { employmentType: 'unemployed', employerName: null, occupation: null, lastName: 'Gómez' }, now }
+  t.strictSame(decides([employed], command), [update], 'occupation was not there and the last name is the same')
+  t.strictSame(profile.given(employed, update).state.natural, { ...ana, employmentType: 'unemployed' })
+})
+
+t.test('a legal representative is cleared whole with null', async (t) => {
+  const representative = { firstName: 'Luis', lastName: 'Rey', documentType: 'CC' as const, documentNumber: '77' }
+  const company = { businessName: 'Rey SAS', documentType: 'NIT' as const, documentNumber: '900', legalRepresentative: representative }
+  const legal: ProfileCreated = { type: 'ProfileCreated', data: { ...created.data, type: 'legal', natural: null, legal: company } }
+  const cleared: ProfileUpdated = { type: 'ProfileUpdated', data: { profileId: 'p1', organizationId: 'o1', legal: { legalRepresentative: null }, updatedAt: now } }
+  t.strictSame(decides([legal], { type: 'UpdateProfile', legal: { legalRepresentative: null }, now }), [cleared])
+  t.strictSame(profile.given(legal, cleared).state.legal, { businessName: 'Rey SAS', documentType: 'NIT', documentNumber: '900' })
+  t.strictSame(decides([legal, cleared], { type: 'UpdateProfile', legal: { legalRepresentative: null }, now }), [], 'already cleared')
+})
+
+t.test('a cleared date is not a date in the future', async (t) => {
+  const started: ProfileCreated = { ...created, data: { ...created.data, natural: { ...ana, employmentStartDate: '2020-01-01' } } }
+  t.strictSame(decides([started], { type: 'UpdateProfile', natural: { employmentStartDate: null, birthDate: null }, now }),
+    [{ type: 'ProfileUpdated', data: { profileId: 'p1', organizationId: 'o1', natural: { employmentStartDate: null }, updatedAt: now } }])
 })

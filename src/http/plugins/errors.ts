@@ -3,9 +3,25 @@ import { AppError, isAppError, type FieldError } from '../../shared/errors.js'
 
 interface AjvIssue {
   instancePath: string
+  schemaPath?: string | undefined
   keyword: string
   params: Record<string, unknown>
   message?: string | undefined
+}
+
+/**
+ * Without the two issues a value that may also be null adds to its own
+ * (`must be null`, `must match a schema in anyOf`): `employerName: 5` on a
+ * clearable field says `must be string` only.
+ */
+const withoutNullBranches = (issues: readonly AjvIssue[]): readonly AjvIssue[] => {
+  const nullBranches = issues.filter((issue) => issue.keyword === 'type' && issue.params['type'] === 'null' && /\/anyOf\/\d+\/type$/.test(issue.schemaPath ?? ''))
+  if (nullBranches.length === 0) return issues
+  const unions = new Set(nullBranches.map((issue) => `${issue.instancePath} ${(issue.schemaPath ?? '').replace(/\/\d+\/type$/, '')}`))
+  const dropped = new Set<AjvIssue>(nullBranches)
+  for (const issue of issues) if (issue.keyword === 'anyOf' && unions.has(`${issue.instancePath} ${issue.schemaPath ?? ''}`)) dropped.add(issue)
+  const kept = issues.filter((issue) => !dropped.has(issue))
+  return kept.length === 0 ? issues : kept
 }
 
 /** `body.principal.min`, `query.limit`, `headers.organization-id`: where a validation issue points. */
@@ -26,7 +42,7 @@ const messageOf = (issue: AjvIssue): string => {
 
 /** The field errors of a part's validation issues, its fields named under `context` (`querystring`, or a name a route gives the part). */
 export const fieldErrorsOf = (issues: readonly AjvIssue[], context: string | undefined): FieldError[] =>
-  issues.map((issue) => ({ field: fieldOf(context, issue), message: messageOf(issue) }))
+  withoutNullBranches(issues).map((issue) => ({ field: fieldOf(context, issue), message: messageOf(issue) }))
 
 export const validationFailure = (error: FastifyError, request: FastifyRequest): AppError => {
   const errors = fieldErrorsOf(error.validation ?? [], error.validationContext)
