@@ -130,6 +130,8 @@ t.test('payments: orders created in the period, narrowed by every filter', async
   t.equal(all.rows.length, 9)
   t.same(new Set(all.rows.map((r) => r['status'])), new Set(['completed', 'failed', 'pending']))
   t.match(all.rows.find((r) => r['idempotency_key'] === 'andes-cuota-1'), { collection_costs: '35000.00', total_charged: '6025892.24', applied_amount: '5990892.24' })
+  // The demo configures its taxes after its orders: none was taxed (test/exports/taxColumns.test.ts has taxed ones).
+  t.ok(all.rows.every((r) => r['taxes'] === '0.00' && r['tax_detail'] === '[]'), 'no taxes recorded on the demo\'s orders')
   t.match(all.rows.find((r) => r['idempotency_key'] === 'ana-cuota-3-rechazada'), { status: 'failed', error_message: 'Soporte de pago ilegible', applied_amount: '' })
   const cases: Array<[object, number]> = [
     [{ status: ['completed'] }, 6],
@@ -198,6 +200,7 @@ t.test('disbursements: credits disbursed in the period, how and on what terms', 
   for (const row of rows) {
     const c = await credit(row['credit_id'] ?? '')
     t.match(row, { disbursed_at: c.disbursedAt, principal: c.principal, method: 'bank_transfer', reference: `TRF-${c.ID.slice(0, 8)}`, days_to_disburse: '0' })
+    t.match(row, { taxes: '0.00', tax_detail: '[]' }, 'the demo configures no tax on principals')
   }
   t.equal((await file({ type: 'disbursements', after: '2026-01-01T00:00:00Z' })).rows.length, 1)
 })

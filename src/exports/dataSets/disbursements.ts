@@ -3,6 +3,7 @@ import { defineDataSet } from '../dataSets.js'
 import { creditColumn as c } from '../lib/creditColumns.js'
 import { integer, text } from '../lib/columns.js'
 import { instantsIn, periodOf } from '../lib/period.js'
+import { taxColumns } from '../lib/taxColumns.js'
 
 const DAY = 86_400_000
 
@@ -14,7 +15,7 @@ export const disbursementsDataSet = defineDataSet({
     c.id, c.lineId, c.lineName, c.debtorId, c.debtorType, c.portfolio, c.disbursedAt,
     text<CreditDoc>('method', 'disbursement method (bank_transfer, nequi…)', (d) => d.disbursementMethod),
     text<CreditDoc>('reference', 'transfer reference', (d) => d.disbursementReference),
-    c.currency, c.principal, c.term, c.rate, c.rateType, c.monthlyRate, c.installmentAmount, c.totalInterest, c.totalAmount,
+    c.currency, c.principal, ...taxColumns<CreditDoc>('the principal at disbursement', (d) => d.taxes, (d) => d.currency), c.term, c.rate, c.rateType, c.monthlyRate, c.installmentAmount, c.totalInterest, c.totalAmount,
     c.firstDueDate, c.maturityDate, c.requestedAt, c.approvedAt,
     text<CreditDoc>('approved_by', 'who approved it', (d) => d.approvedBy),
     integer<CreditDoc>('days_to_disburse', 'whole days from the request to the disbursement',

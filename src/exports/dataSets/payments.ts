@@ -6,6 +6,7 @@ import type { PaymentFilters } from '../catalogue.js'
 import { defineDataSet, type DataSetContext } from '../dataSets.js'
 import { integer, money, text, timestamp } from '../lib/columns.js'
 import { instantsIn, periodOf, type Period } from '../lib/period.js'
+import { taxColumns } from '../lib/taxColumns.js'
 
 type Filters = Static<typeof PaymentFilters>
 
@@ -74,6 +75,7 @@ export const paymentsDataSet = defineDataSet({
       const currency = field(o, 'currency')
       return currency === undefined ? null : toMoneyString(decimalOf(field(o, 'amount') ?? '0').plus(field(o, 'collectionCosts') ?? '0'), currency)
     }),
+    ...taxColumns<OrderDoc>('the collection costs', (o) => o.taxes, (o) => field(o, 'currency')),
     timestamp<OrderDoc>('payment_date', 'value date the payer gave', (o) => field(o, 'paymentDate')),
     text<OrderDoc>('transaction_reference', 'provider transaction reference', (o) => o.transactionReference),
     text<OrderDoc>('payment_reference', 'provider payment reference', (o) => o.paymentReference),
