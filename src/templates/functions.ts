@@ -198,7 +198,7 @@ const indent = (count: unknown, value: string, name: string, meter: Meter, leadi
   return `${leadingNewline ? '\n' : ''}${pad}${value.replace(/\n/g, `\n${pad}`)}`
 }
 
-const TIME_TEXT = 'a date such as 2026-03-07, or a timestamp such as 2026-03-07T10:00:00Z (UTC without an offset)'
+const TIME_TEXT = 'a date such as 2026-03-07, or a timestamp such as 2026-03-07T10:00:00Z, or 2026-03-07T10:00:00 read as UTC'
 
 /** An ISO 8601 date and time without an offset, as other systems' answers often carry them. */
 const WITHOUT_OFFSET = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?$/
@@ -550,7 +550,7 @@ const builtins: Record<string, TemplateFunction> = {
   }),
   float64: decimal1('the value as a number (0 when not a number)', (v) => asDecimal(v)?.toNumber() ?? 0),
 
-  // Sprig: dates. Times are Date values, ISO 8601 dates or RFC 3339 timestamps with their offset; layouts are Go's (2006-01-02).
+  // Sprig: dates. Times are Date values, ISO 8601 dates or timestamps (UTC when without an offset); layouts are Go's (2006-01-02).
   now: fn(0, 0, 'the time of the render', (_args, env) => new Date(env.now.getTime())),
   date: fn(2, 2, 'date "2006-01-02" t: the time in UTC with a Go layout ("" for an empty time)', (args, _env, meter) => {
     const t = time(args[1], 'date')

@@ -200,7 +200,7 @@ t.test('disbursements: credits disbursed in the period, how and on what terms', 
   for (const row of rows) {
     const c = await credit(row['credit_id'] ?? '')
     t.match(row, { disbursed_at: c.disbursedAt, principal: c.principal, method: 'bank_transfer', reference: `TRF-${c.ID.slice(0, 8)}`, days_to_disburse: '0' })
-    t.match(row, { taxes: '0.00', tax_detail: '[]' }, 'the demo configures no tax on principals')
+    t.match(row, { taxes: '0.00', withholdings: '0.00', tax_detail: '[]' }, 'the demo configures no tax on principals')
   }
   t.equal((await file({ type: 'disbursements', after: '2026-01-01T00:00:00Z' })).rows.length, 1)
 })

@@ -37,7 +37,7 @@ t.test('impossible dates and text that is not ISO 8601 fail the render, naming t
       const name = call.split(' ')[0] ?? ''
       t.throws(() => render(`{{ ${call} }}`), TemplateExecutionError, call)
       t.throws(() => render(`{{ ${call} }}`), {
-        message: `${name}: cannot read string ${JSON.stringify(text)} as a time (a date such as 2026-03-07, or a timestamp such as 2026-03-07T10:00:00Z (UTC without an offset))`,
+        message: `${name}: cannot read string ${JSON.stringify(text)} as a time (a date such as 2026-03-07, or a timestamp such as 2026-03-07T10:00:00Z, or 2026-03-07T10:00:00 read as UTC)`,
       }, call)
     }
   }

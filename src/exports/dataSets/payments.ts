@@ -75,7 +75,6 @@ export const paymentsDataSet = defineDataSet({
       const currency = field(o, 'currency')
       return currency === undefined ? null : toMoneyString(decimalOf(field(o, 'amount') ?? '0').plus(field(o, 'collectionCosts') ?? '0'), currency)
     }),
-    ...taxColumns<OrderDoc>('the collection costs', (o) => o.taxes, (o) => field(o, 'currency')),
     timestamp<OrderDoc>('payment_date', 'value date the payer gave', (o) => field(o, 'paymentDate')),
     text<OrderDoc>('transaction_reference', 'provider transaction reference', (o) => o.transactionReference),
     text<OrderDoc>('payment_reference', 'provider payment reference', (o) => o.paymentReference),
@@ -91,6 +90,7 @@ export const paymentsDataSet = defineDataSet({
     text<OrderDoc>('creator_id', 'who created it', (o) => field(o, 'creatorId')),
     text<OrderDoc>('idempotency_key', 'the creation request\'s Key', (o) => field(o, 'key')),
     timestamp<OrderDoc>('updated_at', 'last change', (o) => o.updatedAt),
+    ...taxColumns<OrderDoc>('the collection costs', (o) => o.taxes, (o) => field(o, 'currency')),
   ],
   rows: matchingOrders,
   async count(body, context) {
