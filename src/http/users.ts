@@ -132,7 +132,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
       summary: 'Set a user\'s password (a reset by an administrator)',
       description: 'For a user who forgot the password: no current password is asked. As with POST /me/password, every token ' +
         'the user holds ends at once; a sign-in lock is lifted. Give the new password to the user by a channel of your own. ' +
-        'A deactivated user is refused (409 NOT_ACTIVE).',
+        'A deactivated user is refused (409 NOT_ACTIVE), and so is the caller itself (409 CONFLICT: POST /me/password asks for the current password).',
       tags: ['Administration'],
       params: UserParams,
       body: NewPassword,
@@ -140,6 +140,8 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     },
   }, async (request, reply) => {
     const { entityid, userId } = request.params
+    // A reset asks for no current password; one's own goes through POST /me/password, which does and counts wrong ones.
+    if (principalOf(request).id === userId) throw new AppError('CONFLICT', 'a user changes its own password with POST /v1/me/password, which asks for the current one')
     await change(request, entityid, userId, {
       type: 'ResetPassword', passwordHash: await hashSecret(request.body.newPassword), now: services.clock.now().toISOString(),
     })

@@ -122,6 +122,8 @@ interface MfaClaims {
   scope: string
   /** The password version the password grant verified (absent in tokens issued before passwords could change: 0). */
   pwv?: number
+  /** The user's last accepted code's time step when it was issued: once a later code is accepted, the token is spent. */
+  ots?: number
 }
 
 /** The user decider's refusals of a sign-in, in RFC 6749 terms; anything else unchanged. */
@@ -133,7 +135,8 @@ const asGrantRefusal = (error: unknown): unknown =>
 const isMfaClaims = (value: unknown): value is MfaClaims =>
   typeof value === 'object' && value !== null &&
   typeof Reflect.get(value, 'sub') === 'string' && typeof Reflect.get(value, 'client_id') === 'string' &&
-  typeof Reflect.get(value, 'scope') === 'string' && (Reflect.get(value, 'pwv') === undefined || Number.isSafeInteger(Reflect.get(value, 'pwv')))
+  typeof Reflect.get(value, 'scope') === 'string' && (Reflect.get(value, 'pwv') === undefined || Number.isSafeInteger(Reflect.get(value, 'pwv'))) &&
+  (Reflect.get(value, 'ots') === undefined || Number.isSafeInteger(Reflect.get(value, 'ots')))
 
 /** The claims revocation needs of a verified access token. */
 const isRevocableClaims = (value: unknown): value is Pick<AccessTokenClaims, 'sub' | 'client_id' | 'sid'> =>
@@ -292,7 +295,8 @@ export class TokenService {
         if (!enrolled) return this.userTokens(client, user._id, state.passwordVersion, scope, context)
         const now = this.now()
         const mfaToken = this.signMfa({
-          sub: user._id, client_id: client._id, scope, pwv: state.passwordVersion, iss: this.deps.issuer, iat: now, exp: now + this.deps.mfaTokenTtl,
+          sub: user._id, client_id: client._id, scope, pwv: state.passwordVersion, ots: state.lastOtpTimeStep,
+          iss: this.deps.issuer, iat: now, exp: now + this.deps.mfaTokenTtl,
         })
         throw new OAuthError('mfa_required', 'a one-time code is required: send it with grant_type ' + MFA_GRANT, { mfa_token: mfaToken })
       },
@@ -311,12 +315,14 @@ export class TokenService {
     const user = await this.deps.findUser(claims.sub)
     if (user === null || !user.active || user.encryptedTotpSecret === null) throw new OAuthError('invalid_grant', 'user cannot sign in')
     const { otp } = request
-    const { pwv = 0, scope } = claims
+    const { pwv = 0, ots, scope } = claims
     return this.asSignIn(() => this.deps.signIns.attempt({
       userId: user._id, reason: 'otp', context, wrong: () => new OAuthError('invalid_grant', 'the one-time code is wrong'),
       verify: (state) => {
         // Not a guess at the code: nothing is counted.
         if (state.passwordVersion !== pwv) throw new OAuthError('invalid_grant', 'the password was changed since mfa_token was issued')
+        // One sign-in per password step: a token seen in a log must not open more sessions with later codes.
+        if (ots !== undefined && state.lastOtpTimeStep > ots) throw new OAuthError('invalid_grant', 'mfa_token was already used: sign in again')
         return state.encryptedTotpSecret === null ? null : verifyTotp(this.deps.dataKey.decrypt(state.encryptedTotpSecret), otp, this.deps.clock.now())
       },
       right: async (state, timeStep) => {

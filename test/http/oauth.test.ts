@@ -149,6 +149,26 @@ t.test('TOTP: the password grant asks for a code, the MFA grant exchanges it onc
   t.equal(notMfa.json<OAuthErrorBody>().error, 'invalid_grant', 'an access token is not an mfa_token')
 })
 
+t.test('an mfa_token opens one sign-in: after its code, a later code with it is refused, a new password step is not', async (t) => {
+  const clock = new ManualClock(new Date())
+  const svc = await createTestApp(t, { clock })
+  const { totp } = await addUser(svc, 'carla', true)
+  const secret = totp?.secret ?? ''
+  const challenge = async () =>
+    (await requestToken(svc.app, { grant_type: 'password', username: 'carla', password: 'correct horse battery', ...admin(svc) })).json<OAuthErrorBody>().mfa_token ?? ''
+  const mfaToken = await challenge()
+  const first = await requestToken(svc.app, { grant_type: MFA_GRANT, mfa_token: mfaToken, otp: totpCode(secret, clock.now()), ...admin(svc) })
+  t.equal(first.statusCode, 200, first.body)
+
+  clock.advance(60_000)
+  const again = await requestToken(svc.app, { grant_type: MFA_GRANT, mfa_token: mfaToken, otp: totpCode(secret, clock.now()), ...admin(svc) })
+  t.equal(again.statusCode, 400)
+  t.same(again.json(), { error: 'invalid_grant', error_description: 'mfa_token was already used: sign in again' }, 'the next code does not reuse the token')
+
+  const fresh = await requestToken(svc.app, { grant_type: MFA_GRANT, mfa_token: await challenge(), otp: totpCode(secret, clock.now()), ...admin(svc) })
+  t.equal(fresh.statusCode, 200, 'the spent token counted no failure: a new password step signs in with that code')
+})
+
 t.test('token endpoint errors follow RFC 6749 section 5.2', async (t) => {
   const svc = await createTestApp(t)
   const json = await svc.app.inject({ method: 'POST', url: '/v1/oauth/token', payload: { grant_type: 'client_credentials', ...admin(svc) } })

@@ -80,6 +80,19 @@ t.test('a deactivated user\'s tokens are refused at once and it cannot sign in; 
   t.equal(reset.json().data.code, 'NOT_ACTIVE')
 })
 
+t.test('a manager does not reset its own password without the current one: that goes through /me/password', async (t) => {
+  const svc = await createTestApp(t)
+  const org = svc.organizationId
+  const manager = await addMember(svc, org, 'emil', 'administrator')
+  const self = await svc.call({ method: 'POST', url: `${users(org)}/${manager.userId}/password`, token: manager.token, payload: { newPassword: 'staple battery horse' } })
+  t.equal(self.statusCode, 409, self.body)
+  t.equal(self.json().data.code, 'CONFLICT')
+  t.match(self.json().data.message, /POST \/v1\/me\/password/)
+  t.equal((await passwordGrant(svc, 'emil', 'staple battery horse')).statusCode, 400, 'the password is unchanged')
+  t.equal((await passwordGrant(svc, 'emil', PASSWORD)).statusCode, 200)
+  t.equal((await protectedCall(svc, manager.token)).statusCode, 200, 'its token still holds')
+})
+
 t.test('an administrator lifts a sign-in lock, and a password reset ends the user\'s tokens and lifts a lock too', async (t) => {
   const clock = new ManualClock(new Date('2026-11-23T10:00:00.000Z'))
   const svc = await createTestApp(t, { clock, config: { signInMaxFailures: 2, signInLockoutSeconds: 900 } })
