@@ -128,7 +128,7 @@ const composeRuntime = async (config: Config, options: RuntimeOptions, clock: Cl
 
   const signIns = new SignInGuard({ commands, clock, policy: { maxFailures: config.signInMaxFailures, lockoutSeconds: config.signInLockoutSeconds } })
   const tokens = new TokenService({
-    key: signingKey, issuer: baseUrl(config), accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl,
+    key: signingKey, issuer: baseUrl(config), accessTokenTtl: config.accessTokenTtl, refreshTokenTtl: config.refreshTokenTtl, signInMaxAge: config.signInMaxAge,
     mfaTokenTtl: config.mfaTokenTtl, signIns, clock, commands, dataKey,
     findClient: async (id) => queries.principals.client(id),
     findUser: async (id) => queries.principals.user(id),

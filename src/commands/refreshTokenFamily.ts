@@ -7,7 +7,8 @@ export type RefreshTokenCommand =
     type: 'IssueRefreshToken'; familyId: string; clientId: string; userId: string; passwordVersion: number; scope: string; tokenHash: string
     expiresAt: string; now: string
   }
-  | { type: 'RotateRefreshToken'; clientId: string; presentedHash: string; newHash: string; expiresAt: string; now: string }
+  /** `maxAgeSeconds`: the longest life of the sign-in from its first token, however often it is rotated. */
+  | { type: 'RotateRefreshToken'; clientId: string; presentedHash: string; newHash: string; expiresAt: string; maxAgeSeconds: number; now: string }
   | { type: 'RevokeRefreshTokenFamily'; now: string }
 
 export interface RefreshTokenState {
@@ -20,6 +21,8 @@ export interface RefreshTokenState {
   scope: string
   currentHash: string
   expiresAt: string
+  /** When the sign-in's first token was issued. */
+  issuedAt: string
   /** Hashes of rotated tokens: presenting one again is a reuse. */
   retiredHashes: ReadonlySet<string>
 }
@@ -30,7 +33,7 @@ export const refreshTokenFamilyAggregate: Aggregate<RefreshTokenCommand, Refresh
   streamType: 'refreshTokenFamily',
   eventTypes: ['RefreshTokenIssued', 'RefreshTokenRotated', 'RefreshTokenFamilyRevoked'],
   initialState: () => ({
-    status: 'none', familyId: '', clientId: '', userId: '', passwordVersion: 0, scope: '', currentHash: '', expiresAt: '', retiredHashes: new Set(),
+    status: 'none', familyId: '', clientId: '', userId: '', passwordVersion: 0, scope: '', currentHash: '', expiresAt: '', issuedAt: '', retiredHashes: new Set(),
   }),
   decide(command, state) {
     switch (command.type) {
@@ -49,9 +52,12 @@ export const refreshTokenFamilyAggregate: Aggregate<RefreshTokenCommand, Refresh
           return [{ type: 'RefreshTokenFamilyRevoked', data: { familyId: state.familyId, reason: 'reuse_detected', revokedAt: command.now } }]
         }
         if (state.currentHash !== command.presentedHash) throw invalid('unknown refresh token')
+        const endOfSignIn = new Date(Date.parse(state.issuedAt) + command.maxAgeSeconds * 1000).toISOString()
+        if (command.now >= endOfSignIn) throw invalid('the sign-in reached its longest life; sign in again')
         if (command.now >= state.expiresAt) throw invalid('refresh token expired')
         return [{ type: 'RefreshTokenRotated', data: {
-          familyId: state.familyId, previousTokenHash: state.currentHash, tokenHash: command.newHash, expiresAt: command.expiresAt, rotatedAt: command.now,
+          familyId: state.familyId, previousTokenHash: state.currentHash, tokenHash: command.newHash,
+          expiresAt: command.expiresAt < endOfSignIn ? command.expiresAt : endOfSignIn, rotatedAt: command.now,
         } }]
       case 'RevokeRefreshTokenFamily':
         if (state.status !== 'active') return []
@@ -66,7 +72,8 @@ export const refreshTokenFamilyAggregate: Aggregate<RefreshTokenCommand, Refresh
     switch (event.type) {
       case 'RefreshTokenIssued':
         return { ...state, status: 'active', familyId: event.data.familyId, clientId: event.data.clientId, userId: event.data.userId,
-          passwordVersion: event.data.passwordVersion ?? 0, scope: event.data.scope, currentHash: event.data.tokenHash, expiresAt: event.data.expiresAt }
+          passwordVersion: event.data.passwordVersion ?? 0, scope: event.data.scope, currentHash: event.data.tokenHash, expiresAt: event.data.expiresAt,
+          issuedAt: event.data.issuedAt }
       case 'RefreshTokenRotated':
         return { ...state, currentHash: event.data.tokenHash, expiresAt: event.data.expiresAt,
           retiredHashes: new Set([...state.retiredHashes, event.data.previousTokenHash]) }

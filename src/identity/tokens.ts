@@ -77,6 +77,8 @@ export interface TokenServiceDeps {
   issuer: string
   accessTokenTtl: number
   refreshTokenTtl: number
+  /** Seconds a sign-in lives from its first refresh token, however often rotated. */
+  signInMaxAge: number
   mfaTokenTtl: number
   signIns: SignInGuard
   clock: Clock
@@ -358,7 +360,7 @@ export class TokenService {
     try {
       const result = await this.deps.commands.execute(refreshTokenFamilyAggregate, familyId, {
         type: 'RotateRefreshToken', clientId: client._id, presentedHash: sha256(presented), newHash: sha256(next),
-        expiresAt: this.expiry(this.deps.refreshTokenTtl), now: this.nowIso(),
+        expiresAt: this.expiry(this.deps.refreshTokenTtl), maxAgeSeconds: this.deps.signInMaxAge, now: this.nowIso(),
       }, context)
       if (result.events.some((e) => e.type === 'RefreshTokenFamilyRevoked')) {
         // Once the refusal is read, the sign-in's access tokens are refused as well.

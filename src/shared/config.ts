@@ -143,6 +143,7 @@ export const settings = {
   jwtPrivateKeyFile: optionalText('JWT_PRIVATE_KEY_FILE', 'Path of a PEM file with the signing key'),
   accessTokenTtl: integer('ACCESS_TOKEN_TTL', 3600, 'Access-token lifetime in seconds (expires_in), at most 86400 (one day)', 1, MAX_ACCESS_TOKEN_TTL_SECONDS),
   refreshTokenTtl: integer('REFRESH_TOKEN_TTL', 2_592_000, 'Refresh-token lifetime in seconds (30 days)', 1),
+  signInMaxAge: integer('SIGN_IN_MAX_AGE', 7_776_000, 'Longest life in seconds of a user\'s sign-in from its first refresh token, however often rotated (90 days); then the user signs in again', 1),
   mfaTokenTtl: integer('MFA_TOKEN_TTL', 300, 'Lifetime in seconds of the mfa_token returned by an mfa_required error', 1),
   signInMaxFailures: integer('SIGN_IN_MAX_FAILURES', 5, 'Wrong passwords or one-time codes in a row that lock a user\'s sign-in', 1),
   signInLockoutSeconds: integer('SIGN_IN_LOCKOUT_SECONDS', 900, 'How long in seconds a user\'s sign-in stays locked after too many failures', 1),

@@ -65,7 +65,7 @@ t.test('refresh-token family', async (t) => {
     familyId: 'f1', previousTokenHash: 'h1', tokenHash: 'h2', expiresAt: '2026-04-02T00:00:00.000Z', rotatedAt: now,
   } }
   const rotate = (presentedHash: string, at = now) =>
-    ({ type: 'RotateRefreshToken' as const, clientId: 'c1', presentedHash, newHash: 'h3', expiresAt: '2026-05-01T00:00:00.000Z', now: at })
+    ({ type: 'RotateRefreshToken' as const, clientId: 'c1', presentedHash, newHash: 'h3', expiresAt: '2026-05-01T00:00:00.000Z', maxAgeSeconds: 365 * 86_400, now: at })
   t.test('rotates the current token', async (t) => {
     family.given(issued, rotated).when(rotate('h2')).then(t, [{ type: 'RefreshTokenRotated', data: {
       familyId: 'f1', previousTokenHash: 'h2', tokenHash: 'h3', expiresAt: '2026-05-01T00:00:00.000Z', rotatedAt: now,
@@ -83,6 +83,16 @@ t.test('refresh-token family', async (t) => {
     family.given().when(issue).then(t, [{ ...issued, data: { ...issued.data, passwordVersion: 3 } }])
     t.equal(family.given({ ...issued, data: { ...issued.data, passwordVersion: 3 } }).state.passwordVersion, 3)
     t.equal(family.given(issued).state.passwordVersion, 0)
+  })
+  t.test('a sign-in lives no longer than its longest life, however often rotated: the new token ends there, then it is refused', async (t) => {
+    const days = (n: number) => n * 86_400
+    const signInEnd = new Date(Date.parse(now) + days(40) * 1000).toISOString()
+    family.given(issued, rotated).when({ ...rotate('h2'), maxAgeSeconds: days(40) }).then(t, [{ type: 'RefreshTokenRotated', data: {
+      familyId: 'f1', previousTokenHash: 'h2', tokenHash: 'h3', expiresAt: signInEnd, rotatedAt: now,
+    } }])
+    const late = { ...rotated, data: { ...rotated.data, expiresAt: '2027-01-01T00:00:00.000Z' } }
+    family.given(issued, late).when({ ...rotate('h2', signInEnd), maxAgeSeconds: days(40) })
+      .thenRefused(t, 'INVALID_REFRESH_TOKEN', 'at the end of the sign-in, even an unexpired token')
   })
   t.test('refuses unknown, expired and other clients\' tokens', async (t) => {
     family.given(issued).when(rotate('nope')).thenRefused(t, 'INVALID_REFRESH_TOKEN')

@@ -97,6 +97,26 @@ t.test('password grant, then refresh with rotation; a reused refresh token revok
   t.equal((await protectedCall(svc, svc.adminToken)).statusCode, 200, 'client-credentials tokens belong to no sign-in')
 })
 
+t.test('a sign-in kept alive by refreshes ends at SIGN_IN_MAX_AGE: then the user signs in again', async (t) => {
+  const clock = new ManualClock(new Date('2026-03-01T10:00:00Z'))
+  const day = 86_400
+  const svc = await createTestApp(t, { clock, config: { refreshTokenTtl: 30 * day, signInMaxAge: 40 * day, accessTokenTtl: 3600 } })
+  await addUser(svc, 'ana')
+  const login = await requestToken(svc.app, { grant_type: 'password', username: 'ana', password: 'correct horse battery', ...admin(svc) })
+  let refreshToken = login.json<TokenBody>().refresh_token ?? ''
+  const refresh = () => requestToken(svc.app, { grant_type: 'refresh_token', refresh_token: refreshToken, ...admin(svc) })
+  clock.advance(29 * day * 1000)
+  const kept = await refresh()
+  t.equal(kept.statusCode, 200, 'day 29: rotated')
+  refreshToken = kept.json<TokenBody>().refresh_token ?? ''
+  clock.advance(11 * day * 1000)
+  const ended = await refresh()
+  t.equal(ended.statusCode, 400, 'day 40: its token is 11 days old, but the sign-in is at its end')
+  t.same(ended.json(), { error: 'invalid_grant', error_description: 'the sign-in reached its longest life; sign in again' })
+  const again = await requestToken(svc.app, { grant_type: 'password', username: 'ana', password: 'correct horse battery', ...admin(svc) })
+  t.equal(again.statusCode, 200, 'a new sign-in starts its own life')
+})
+
 t.test('password grant failures', async (t) => {
   const svc = await createTestApp(t)
   await addUser(svc, 'bea')
