@@ -9,6 +9,7 @@ import { answerError, registerErrorHandling } from './plugins/errors.js'
 import { documentedFailuresPlugin } from './plugins/documentedFailures.js'
 import { openapiPlugin } from './plugins/openapi.js'
 import { organizationPlugin } from './plugins/organization.js'
+import { rootMetadataRoutes } from './oauth.js'
 import { requestLoggerFactory } from './requestLogger.js'
 import { StreamCounts } from './exportStream.js'
 import { routePlugins } from './routes.js'
@@ -72,5 +73,6 @@ export const buildApp = async (services: Services): Promise<FastifyInstance> => 
   await app.register(async (v1) => {
     for (const plugin of routePlugins) await v1.register(plugin, { services })
   }, { prefix: '/v1' })
+  await app.register(rootMetadataRoutes, { services })
   return app
 }

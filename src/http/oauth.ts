@@ -119,22 +119,34 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
     },
   }, async () => ({ keys: [services.signingKey.publicJwk] }))
 
-  app.get('/.well-known/oauth-authorization-server', {
-    config: { auth: 'public' },
-    schema: {
-      summary: 'Authorization-server metadata (RFC 8414)',
-      tags: ['OAuth 2.0'],
-      response: { 200: Type.Object({}, { additionalProperties: true }) },
-    },
-  }, async () => ({
-    issuer: services.tokens.issuer,
-    token_endpoint: `${services.tokens.issuer}/v1/oauth/token`,
-    revocation_endpoint: `${services.tokens.issuer}/v1/oauth/revoke`,
-    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-    jwks_uri: `${services.tokens.issuer}/v1/.well-known/jwks.json`,
-    grant_types_supported: ['client_credentials', 'password', 'refresh_token', MFA_GRANT],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-    token_endpoint_auth_signing_alg_values_supported: [services.signingKey.algorithm],
-    scopes_supported: allScopes,
-  }))
+  app.get('/.well-known/oauth-authorization-server', metadataRoute, async () => authorizationServerMetadata(services))
+}
+
+const metadataRoute = {
+  config: { auth: 'public' as const },
+  schema: {
+    summary: 'Authorization-server metadata (RFC 8414)',
+    tags: ['OAuth 2.0'],
+    response: { 200: Type.Object({}, { additionalProperties: true }) },
+  },
+}
+
+const authorizationServerMetadata = (services: Services) => ({
+  issuer: services.tokens.issuer,
+  token_endpoint: `${services.tokens.issuer}/v1/oauth/token`,
+  revocation_endpoint: `${services.tokens.issuer}/v1/oauth/revoke`,
+  revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+  jwks_uri: `${services.tokens.issuer}/v1/.well-known/jwks.json`,
+  grant_types_supported: ['client_credentials', 'password', 'refresh_token', MFA_GRANT],
+  token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+  token_endpoint_auth_signing_alg_values_supported: [services.signingKey.algorithm],
+  scopes_supported: allScopes,
+})
+
+/**
+ * The metadata where RFC 8414 (section 3) puts it for an issuer without a
+ * path: clients that derive the address from `issuer` look at the root.
+ */
+export const rootMetadataRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  app.get('/.well-known/oauth-authorization-server', metadataRoute, async () => authorizationServerMetadata(services))
 }

@@ -251,6 +251,10 @@ t.test('publishes the verification keys as a JWKS and the server metadata', asyn
   t.notOk(keys[0]?.['d'], 'no private part')
   const meta = await svc.app.inject({ method: 'GET', url: '/v1/.well-known/oauth-authorization-server' })
   t.match(meta.json(), { grant_types_supported: ['client_credentials', 'password', 'refresh_token', MFA_GRANT] })
+  const atRoot = await svc.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' })
+  t.equal(atRoot.statusCode, 200, 'where RFC 8414 puts it for an issuer without a path')
+  t.same(atRoot.json(), meta.json())
+  t.equal(new URL(atRoot.json<{ issuer: string }>().issuer).pathname, '/', 'the issuer has no path')
 })
 
 const changePassword = (svc: TestApp, token: string, payload: object) =>
