@@ -1,7 +1,7 @@
 import type { CreditLineConfiguration, CreditLineEvent } from '../events/creditLine.js'
 import { AppError, invalidFields, type FieldError } from '../shared/errors.js'
 import { MAX_TERM_MONTHS } from '../shared/lending.js'
-import { fitsMinorUnit, isCurrencyCode, money, NON_NEGATIVE_DECIMAL_PATTERN } from '../shared/money.js'
+import { fitsMinorUnit, isCurrencyCode, money, NON_NEGATIVE_DECIMAL_PATTERN, toMoneyString } from '../shared/money.js'
 import type { Aggregate } from './decider.js'
 
 export type CreditLineCommand =
@@ -61,6 +61,23 @@ const validate = (configuration: CreditLineConfiguration): void => {
   if (errors.length > 0) throw invalidFields(errors)
 }
 
+/**
+ * The configuration with its amounts at the currency's minor unit ("000500"
+ * USD is "500.00", "20000000.0000" JPY is "20000000") and its rate as a plain
+ * decimal ("012.50" is "12.5"), as credits and orders record theirs. Only for
+ * a configuration that passed `configurationErrors`: a valid amount has no
+ * more decimals than its currency takes, so nothing is rounded.
+ */
+export const canonicalConfiguration = (c: CreditLineConfiguration): CreditLineConfiguration => ({
+  ...c,
+  principalMin: toMoneyString(c.principalMin, c.currency),
+  principalDefault: toMoneyString(c.principalDefault, c.currency),
+  principalMax: toMoneyString(c.principalMax, c.currency),
+  rate: money(c.rate).toFixed(),
+})
+
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
+
 const requireLine = (state: CreditLineState): CreditLineConfiguration => {
   if (!state.exists || state.configuration === null) throw new AppError('NOT_FOUND', 'credit line not found', { resource: 'creditLine' })
   return state.configuration
@@ -76,17 +93,28 @@ export const creditLineAggregate: Aggregate<CreditLineCommand, CreditLineEvent, 
         if (state.exists) throw new AppError('ALREADY_EXISTS', 'credit line already exists')
         validate(command.configuration)
         return [{ type: 'CreditLineCreated', data: {
-          creditLineId: command.creditLineId, organizationId: command.organizationId, configuration: command.configuration, createdAt: command.now,
+          creditLineId: command.creditLineId, organizationId: command.organizationId, configuration: canonicalConfiguration(command.configuration),
+          createdAt: command.now,
         } }]
       case 'UpdateCreditLine': {
         const current = requireLine(state)
-        const changes: Partial<CreditLineConfiguration> = {}
+        const given: Partial<CreditLineConfiguration> = {}
         for (const key of Object.keys(command.changes) as Array<keyof CreditLineConfiguration>) {
           const value = command.changes[key]
-          if (value !== undefined && JSON.stringify(value) !== JSON.stringify(current[key])) Object.assign(changes, { [key]: value })
+          if (value !== undefined && !same(value, current[key])) Object.assign(given, { [key]: value })
+        }
+        if (Object.keys(given).length === 0) return []
+        const next = { ...current, ...given }
+        validate(next)
+        // Compared in canonical form, so "100.00" for a stored "100" changes nothing, and a new currency rewrites the
+        // amounts at its minor unit. A line recorded before amounts were canonical keeps its strings until one changes.
+        const was = canonicalConfiguration(current)
+        const becomes = canonicalConfiguration(next)
+        const changes: Partial<CreditLineConfiguration> = {}
+        for (const key of Object.keys(becomes) as Array<keyof CreditLineConfiguration>) {
+          if (!same(becomes[key], was[key])) Object.assign(changes, { [key]: becomes[key] })
         }
         if (Object.keys(changes).length === 0) return []
-        validate({ ...current, ...changes })
         return [{ type: 'CreditLineUpdated', data: {
           creditLineId: state.creditLineId, organizationId: state.organizationId, changes, updatedAt: command.now,
         } }]

@@ -122,7 +122,9 @@ export interface CreditRequest {
 /**
  * A credit request: the line must be active in the organization, the debtor
  * an active profile of the same organization; principal and term default to
- * the line's and must fall inside its bounds; the rate comes from the line.
+ * the line's and must fall inside its bounds; the rate comes from the line,
+ * as a plain decimal (a line recorded before lines were canonical may hold
+ * "012.50": the credit records "12.5").
  * The principal must fit in what the debtor's active credit limit (this
  * creditor, the line's currency) has available now; nothing is reserved until
  * the disbursement, which checks again.
@@ -142,7 +144,7 @@ export const requestCredit = async (commands: CommandHandler, input: CreditReque
   const command: CreditCommand = {
     type: 'RequestCredit', creditId: input.creditId, organizationId: input.organizationId, creditLineId: input.creditLineId,
     creditLineName: config.name, debtorId: input.debtorId, principal: input.principal ?? config.principalDefault, term: input.term ?? config.timeDefault,
-    rate: config.rate, rateType: config.rateType, currency: config.currency, availableDays: config.availableDays,
+    rate: money(config.rate).toFixed(), rateType: config.rateType, currency: config.currency, availableDays: config.availableDays,
     bounds: { principalMin: config.principalMin, principalMax: config.principalMax, timeMin: config.timeMin, timeMax: config.timeMax },
     requestedFirstDueDate: input.firstDueDate ?? null, now: input.now, ...(input.idempotency === undefined ? {} : { idempotency: input.idempotency }),
   }
