@@ -4,7 +4,7 @@ import { Type } from 'typebox'
 import { createClient, createOrganization, createUser } from '../commands/identity.js'
 import { organizationAggregate, type OrganizationCommand } from '../commands/organization.js'
 import { enrolTotp } from '../identity/totp.js'
-import { generateSecret, hashSecret } from '../identity/passwords.js'
+import { generateSecret, hashSecret, refuseWeakPassword } from '../identity/passwords.js'
 import type { OrganizationDoc } from '../projections/organizations.js'
 import type { Services } from '../services.js'
 import { AppError } from '../shared/errors.js'
@@ -167,6 +167,7 @@ export const administrationRoutes: FastifyPluginAsyncTypebox<{ services: Service
     },
   }, async (request, reply) => {
     const { username, password, roleTemplateId, totp } = request.body
+    refuseWeakPassword(password, username, 'body.password')
     const organizationId = request.params.entityid
     await requireAssignable(queries, principalOf(request), organizationOf(request), roleTemplateId)
     const userId = newId()

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { userAggregate } from '../commands/user.js'
-import { hashSecret, verifySecret } from '../identity/passwords.js'
+import { hashSecret, refuseWeakPassword, verifySecret } from '../identity/passwords.js'
 import type { Services } from '../services.js'
 import { AppError, invalidFields } from '../shared/errors.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
@@ -66,6 +66,7 @@ export const meRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async
     const { currentPassword, newPassword } = request.body
     const { state: user } = await services.commands.load(userAggregate, principal.id)
     if (!user.exists) throw new AppError('INVALID_TOKEN', 'the user of this token no longer exists')
+    refuseWeakPassword(newPassword, user.username, 'body.newPassword')
     const context = { ...commandContext(request), organizationId: user.organizationId }
     const changed = await services.signIns.attempt({
       userId: principal.id, reason: 'password', context,

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { changeMemberRole } from '../commands/identity.js'
 import { userAggregate, type UserCommand } from '../commands/user.js'
-import { hashSecret } from '../identity/passwords.js'
+import { hashSecret, refuseWeakPassword } from '../identity/passwords.js'
 import type { UserDoc } from '../projections/principals.js'
 import type { MembershipDoc } from '../projections/memberships.js'
 import type { Services } from '../services.js'
@@ -142,6 +142,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     const { entityid, userId } = request.params
     // A reset asks for no current password; one's own goes through POST /me/password, which does and counts wrong ones.
     if (principalOf(request).id === userId) throw new AppError('CONFLICT', 'a user changes its own password with POST /v1/me/password, which asks for the current one')
+    refuseWeakPassword(request.body.newPassword, (await userIn(entityid, userId)).username, 'body.newPassword')
     await change(request, entityid, userId, {
       type: 'ResetPassword', passwordHash: await hashSecret(request.body.newPassword), now: services.clock.now().toISOString(),
     })
@@ -162,6 +163,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     },
   }, async (request) => {
     const { entityid, userId } = request.params
+    refuseWeakPassword(request.body.newPassword, (await userIn(entityid, userId)).username, 'body.newPassword')
     return change(request, entityid, userId, {
       type: 'ReactivateUser', passwordHash: await hashSecret(request.body.newPassword), now: services.clock.now().toISOString(),
     })

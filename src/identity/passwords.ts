@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto'
+import { invalidFields, type FieldError } from '../shared/errors.js'
 
 let N = 16384
 const r = 8
@@ -38,3 +39,18 @@ export const verifySecret = async (secret: string, stored: string): Promise<bool
 export const DECOY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'
 
 export const generateSecret = (bytes = 32): string => randomBytes(bytes).toString('base64url')
+
+/**
+ * What a new password must not be beyond its length: only spaces, or the
+ * username (in any case, spaces around ignored), the first guess of anyone
+ * who knows the name. Named under `field` as a validation error.
+ */
+export const passwordErrors = (password: string, username: string, field: string): FieldError[] => {
+  if (password.trim() === '') return [{ field, message: 'must not be only spaces' }]
+  return password.trim().toLowerCase() === username.trim().toLowerCase() ? [{ field, message: 'must not be the username' }] : []
+}
+
+export const refuseWeakPassword = (password: string, username: string, field: string): void => {
+  const errors = passwordErrors(password, username, field)
+  if (errors.length > 0) throw invalidFields(errors)
+}

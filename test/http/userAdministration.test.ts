@@ -80,6 +80,30 @@ t.test('a deactivated user\'s tokens are refused at once and it cannot sign in; 
   t.equal(reset.json().data.code, 'NOT_ACTIVE')
 })
 
+t.test('a password that is only spaces or the username is refused wherever one is set, naming the field', async (t) => {
+  const svc = await createTestApp(t)
+  const org = svc.organizationId
+  const create = (username: string, password: string) => svc.call({
+    method: 'POST', url: users(org), token: svc.adminToken,
+    payload: { username, password, roleTemplateId: builtInRoleTemplateId(org, 'analyst') },
+  })
+  for (const [password, message] of [['Mariana.Lopez', 'must not be the username'], [' mariana.lopez ', 'must not be the username'], [' '.repeat(8), 'must not be only spaces']]) {
+    const refused = await create('mariana.lopez', password)
+    t.equal(refused.statusCode, 400, JSON.stringify(password))
+    t.same(refused.json().data.errors, [{ field: 'body.password', message }])
+  }
+  t.equal((await passwordGrant(svc, 'mariana.lopez', 'Mariana.Lopez')).statusCode, 400, 'no user was created')
+
+  const member = await addMember(svc, org, 'mariana.lopez', 'analyst')
+  const reset = await svc.call({ method: 'POST', url: `${users(org)}/${member.userId}/password`, token: svc.adminToken, payload: { newPassword: 'MARIANA.LOPEZ' } })
+  t.equal(reset.statusCode, 400)
+  t.same(reset.json().data.errors, [{ field: 'body.newPassword', message: 'must not be the username' }])
+  const own = await svc.call({ method: 'POST', url: '/v1/me/password', token: member.token, payload: { currentPassword: PASSWORD, newPassword: 'mariana.lopez' } })
+  t.equal(own.statusCode, 400)
+  t.same(own.json().data.errors, [{ field: 'body.newPassword', message: 'must not be the username' }])
+  t.equal((await passwordGrant(svc, 'mariana.lopez', PASSWORD)).statusCode, 200, 'the password is unchanged')
+})
+
 t.test('a manager does not reset its own password without the current one: that goes through /me/password', async (t) => {
   const svc = await createTestApp(t)
   const org = svc.organizationId
