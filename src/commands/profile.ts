@@ -1,9 +1,14 @@
 import { isDeepStrictEqual } from 'node:util'
 import {
-  acceptsFileField, applyPersonChanges, type LegalPerson, type NaturalPerson, type PersonChanges, type ProfileEvent, type ProfileFileRef, type ProfileType,
+  acceptsFileField, applyPersonChanges, type LegalPerson, type NaturalPerson, type PersonChanges, type ProfileEvent, type ProfileFileRef,
+  type ProfileRequestKey, type ProfileType,
 } from '../events/profile.js'
 import { AppError, invalidFields, type FieldError } from '../shared/errors.js'
+import { deterministicId } from '../shared/ids.js'
+import { money } from '../shared/money.js'
 import type { Aggregate } from './decider.js'
+import type { CommandContext, CommandHandler } from './handler.js'
+import { createOnce, hashRequest } from './idempotency.js'
 
 export type ProfileCommand =
   | {
@@ -17,6 +22,8 @@ export type ProfileCommand =
     copiedFrom: { profileId: string; organizationId: string } | null
     /** Files a copy takes over from its source. */
     files?: ProfileFileRef[]
+    /** The creator's `Idempotency-Key` (the profile id from `keyedProfileId`) and its request's hash (`profileRequestHash`). */
+    idempotency?: ProfileRequestKey
     now: string
   }
   | { type: 'UpdateProfile'; natural?: PersonChanges<NaturalPerson>; legal?: PersonChanges<LegalPerson>; now: string }
@@ -41,6 +48,8 @@ export interface ProfileState {
   files: Readonly<Record<string, string>>
   /** field (campo) → what is recorded about its current file */
   fileRefs: Readonly<Record<string, ProfileFileRef>>
+  /** The `Idempotency-Key` it was created with, and its request's hash; absent when it was created without one. */
+  idempotency?: ProfileRequestKey
 }
 
 const requireProfile = (state: ProfileState): void => {
@@ -92,7 +101,11 @@ export const profileAggregate: Aggregate<ProfileCommand, ProfileEvent, ProfileSt
   decide(command, state) {
     switch (command.type) {
       case 'CreateProfile': {
-        if (state.exists) throw new AppError('ALREADY_EXISTS', 'profile already exists')
+        if (state.exists) {
+          // A creation with a Key that lost a race to the same Key: the caller compares it with the profile the first one made.
+          if (command.idempotency !== undefined) return []
+          throw new AppError('ALREADY_EXISTS', 'profile already exists')
+        }
         const person = command.profileType === 'natural' ? command.natural : command.legal
         const other = command.profileType === 'natural' ? command.legal : command.natural
         if (person === null) throw invalidFields([{ field: `body.${command.profileType}`, message: `is required for a ${command.profileType} profile` }])
@@ -104,7 +117,7 @@ export const profileAggregate: Aggregate<ProfileCommand, ProfileEvent, ProfileSt
         return [{ type: 'ProfileCreated', data: {
           profileId: command.profileId, organizationId: command.organizationId, ownerId: command.ownerId, type: command.profileType,
           natural: command.natural, legal: command.legal, isCopy: command.copiedFrom !== null, copiedFrom: command.copiedFrom, createdAt: command.now,
-          ...(files.length > 0 ? { files } : {}),
+          ...(files.length > 0 ? { files } : {}), ...(command.idempotency === undefined ? {} : { idempotency: command.idempotency }),
         } }]
       }
       case 'UpdateProfile': {
@@ -161,7 +174,8 @@ export const profileAggregate: Aggregate<ProfileCommand, ProfileEvent, ProfileSt
         return { ...state, exists: true, active: true, profileId: event.data.profileId, organizationId: event.data.organizationId,
           ownerId: event.data.ownerId, profileType: event.data.type, natural: event.data.natural, legal: event.data.legal, isCopy: event.data.isCopy,
           files: Object.fromEntries(files.map((file) => [file.field, file.fileId])),
-          fileRefs: Object.fromEntries(files.map((file) => [file.field, file])) }
+          fileRefs: Object.fromEntries(files.map((file) => [file.field, file])),
+          ...(event.data.idempotency === undefined ? {} : { idempotency: event.data.idempotency }) }
       }
       case 'ProfileUpdated':
         return {
@@ -190,4 +204,63 @@ export const profileAggregate: Aggregate<ProfileCommand, ProfileEvent, ProfileSt
       }
     }
   },
+}
+
+/** The id of the profile an organization's `Idempotency-Key` names: one profile per Key, whatever the concurrency. */
+export const keyedProfileId = (organizationId: string, key: string): string => deterministicId('profile', organizationId, key)
+
+/** Person fields that are amounts: compared as amounts ("4500000" and "4500000.00" are the same income). */
+const amountFields: ReadonlySet<string> = new Set(['monthlyIncome'])
+
+/**
+ * A value in a canonical form: an object as its [key, value] pairs sorted by
+ * key, absent (undefined) fields left out, so the order the client wrote the
+ * keys in does not matter; arrays keep their order.
+ */
+const canonical = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(canonical)
+  if (typeof value !== 'object' || value === null) return value
+  return Object.entries(value)
+    .filter(([, field]) => field !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, field]) => [key, canonical(field)])
+}
+
+/**
+ * What makes two creations with one Key "the same": the profile type and the
+ * person, canonical (key order does not matter, amounts compare as amounts,
+ * absent fields are absent). The caller is not part of it: whether it may have
+ * the profile back is its visibility (see `createProfileOnce`).
+ */
+export const profileRequestHash = (profileType: ProfileType, person: NaturalPerson | LegalPerson): string => {
+  const amounts = Object.fromEntries(Object.entries(person).flatMap(([field, value]: [string, unknown]) =>
+    (amountFields.has(field) && typeof value === 'string' ? [[field, money(value).toFixed()]] : [])))
+  return hashRequest([profileType, canonical({ ...person, ...amounts })])
+}
+
+/**
+ * A profile creation under an `Idempotency-Key` (`command.idempotency`, its
+ * profile id from `keyedProfileId`): the first creates the profile, the same
+ * request again gets it back (`created: false`) whatever it has become, and
+ * another request with the Key is refused. So is the same request from a
+ * caller who may not see the profile (`mayView`, the visibility rule): the
+ * Key is the organization's, but the profile is not answered to everyone in it.
+ */
+export const createProfileOnce = async (
+  commands: CommandHandler,
+  command: Extract<ProfileCommand, { type: 'CreateProfile' }> & { idempotency: ProfileRequestKey },
+  mayView: (state: ProfileState) => boolean,
+  context: CommandContext,
+): Promise<{ created: boolean; position: number }> => {
+  const reused = (message: string) => new AppError('IDEMPOTENCY_KEY_REUSED', message, { key: command.idempotency.key, profileId: command.profileId })
+  const earlier = async () => {
+    const { state, position } = await commands.load(profileAggregate, command.profileId)
+    if (!state.exists) return null
+    if (state.idempotency?.requestHash !== command.idempotency.requestHash) {
+      throw reused('this Idempotency-Key was already used for a different profile creation request')
+    }
+    if (!mayView(state)) throw reused('this Idempotency-Key was already used by another caller, for a profile this caller does not see')
+    return { created: false, position }
+  }
+  return createOnce(earlier, () => commands.execute(profileAggregate, command.profileId, command, context), (result) => ({ created: true, position: result.position }))
 }

@@ -120,7 +120,15 @@ export type ProfileCreated = Event<'ProfileCreated', {
   createdAt: string
   /** A copy carries the source's current files (same bytes, same file ids). Absent on profiles created from scratch. */
   files?: ProfileFileRef[]
+  /** The creator's `Idempotency-Key` and a hash of its request; absent when it sent none (and on copies). */
+  idempotency?: ProfileRequestKey
 }>
+
+export interface ProfileRequestKey {
+  key: string
+  requestHash: string
+}
+
 /**
  * Changes to a person: each field given is set to its value, and an optional
  * field given as null is cleared. Required fields cannot be null. (Optional

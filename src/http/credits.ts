@@ -12,7 +12,7 @@ import { newId } from '../shared/ids.js'
 import { creditStates } from '../shared/lending.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
 import { Credit, CreditSummary, creditSummaryView, creditView, Installment, installmentView } from './creditViews.js'
-import { failures, MoneyInput, OrganizationHeaders, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
+import { failures, IdempotencyKeyHeader, MoneyInput, OrganizationHeaders, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 
 const CreditParams = Type.Object({ creditid: Uuid })
 const One = Type.Object({ status: Type.Literal('success'), data: Type.Object({ credit: Credit }) })
@@ -65,7 +65,7 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       tags: ['Credits'],
       headers: Type.Object({
         ...OrganizationHeaders.properties,
-        'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$', description: 'a key of the client\'s choosing naming this request (printable ASCII)' })),
+        'idempotency-key': IdempotencyKeyHeader,
       }, { additionalProperties: true }),
       body: Type.Object({
         creditLineId: Uuid,

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyContextConfig, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { profileAggregate, type ProfileCommand } from '../commands/profile.js'
+import { createProfileOnce, keyedProfileId, profileAggregate, profileRequestHash, type ProfileCommand } from '../commands/profile.js'
 import type { LegalPerson, NaturalPerson, ProfileType } from '../events/profile.js'
 import { canViewProfile, type ProfileDoc } from '../projections/profiles.js'
 import { cityCatalogue } from '../reference/cities.js'
@@ -12,7 +12,7 @@ import { commandContext, organizationOf, principalOf } from './context.js'
 import { organizationAccess, requirePermissions } from './plugins/organization.js'
 import { LegalInput, LegalPatch, NaturalInput, NaturalPatch, ProfileEnvelope, ProfileSchema } from './profileSchemas.js'
 import { fullProfileView, parseExpand, profileView } from './profileViews.js'
-import { ConfigOrganizationHeaders, failures, Uuid } from './schemas.js'
+import { ConfigOrganizationHeaders, failures, IdempotencyKeyHeader, Uuid } from './schemas.js'
 
 const IdParams = Type.Object({ id: Uuid })
 const ExpandValue = Type.String({ pattern: '^(entity|natural|legal|city)(,(entity|natural|legal|city))*$' })
@@ -128,24 +128,43 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     config: writes,
     schema: {
       summary: 'Create a profile (natural or legal person); the caller becomes its owner',
-      tags: ['Profiles'], headers: ConfigOrganizationHeaders,
+      description: 'With an `Idempotency-Key` header the request can be sent again safely (a retry after a timeout): the first creates the profile (201), ' +
+        'the same request again (the same type and person, in any key order, amounts compared as amounts) answers 200 with that profile as it is now, ' +
+        'and another request with the Key 409 IDEMPOTENCY_KEY_REUSED, as does the same request from a caller who does not see the profile; ' +
+        'concurrent duplicates create one profile. Keys are per organization and kept for good.',
+      tags: ['Profiles'],
+      headers: Type.Object({
+        ...ConfigOrganizationHeaders.properties,
+        'idempotency-key': IdempotencyKeyHeader,
+      }, { additionalProperties: true }),
       body: Type.Union([
         Type.Object({ type: Type.Literal('natural'), natural: NaturalInput }, { additionalProperties: false }),
         Type.Object({ type: Type.Literal('legal'), legal: LegalInput }, { additionalProperties: false }),
       ]),
-      response: { 201: ProfileEnvelope, ...failures(400, 401, 403) },
+      response: { 201: ProfileEnvelope, 200: Type.Object(ProfileEnvelope.properties, { description: 'the profile this Idempotency-Key already created' }), ...failures(400, 401, 403, 409) },
     },
   }, async (request, reply) => {
     const { body } = request
+    const organization = organizationOf(request)
+    const principal = principalOf(request)
+    const key = request.headers['idempotency-key']
     const natural: NaturalPerson | null = body.type === 'natural' ? body.natural : null
     const legal: LegalPerson | null = body.type === 'legal' ? body.legal : null
     unknownCity(body.type, natural ?? legal ?? undefined)
-    const profileId = newId()
-    await run(request, profileId, {
-      type: 'CreateProfile', profileId, organizationId: organizationOf(request).id, ownerId: principalOf(request).id,
+    const profileId = key === undefined ? newId() : keyedProfileId(organization.id, key)
+    const command = {
+      type: 'CreateProfile' as const, profileId, organizationId: organization.id, ownerId: principal.id,
       profileType: body.type, natural, legal, copiedFrom: null, now: now(),
-    })
-    return reply.code(201).send(await respond(request, profileId, 'profile created'))
+    }
+    if (key === undefined) {
+      await run(request, profileId, command)
+      return reply.code(201).send(await respond(request, profileId, 'profile created'))
+    }
+    const idempotency = { key, requestHash: profileRequestHash(body.type, body.type === 'natural' ? body.natural : body.legal) }
+    const { created, position } = await createProfileOnce(services.commands, { ...command, idempotency },
+      (state) => canViewProfile(state, principal.id, organization.isAdministrator), commandContext(request))
+    await services.settle(position)
+    return reply.code(created ? 201 : 200).send(await respond(request, profileId, 'profile created'))
   })
 
   app.patch('/profiles/:id', {

@@ -59,6 +59,11 @@ export const ConfigOrganizationHeaders = Type.Object({
   'organization-id': Type.String({ format: 'uuid', description: 'Legacy organization header, to be deprecated' }),
 }, { additionalProperties: true })
 
+/** `Idempotency-Key` of a creation that may be sent again safely (POST /credits, POST /profiles). */
+export const IdempotencyKeyHeader = Type.Optional(Type.String({
+  minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$', description: 'a key of the client\'s choosing naming this request (printable ASCII)',
+}))
+
 export const PageQuery = Type.Object({
   page: Type.Integer({ minimum: 1, default: 1 }),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { profileAggregate, type ProfileCommand } from '../../src/commands/profile.js'
+import { keyedProfileId, profileAggregate, profileRequestHash, type ProfileCommand } from '../../src/commands/profile.js'
 import type { ProfileCreated, ProfileEvent, ProfileUpdated } from '../../src/events/profile.js'
 import { scenario } from '../helpers/deciders.js'
 
@@ -120,4 +120,41 @@ t.test('a cleared date is not a date in the future', async (t) => {
   const started: ProfileCreated = { ...created, data: { ...created.data, natural: { ...ana, employmentStartDate: '2020-01-01' } } }
   t.strictSame(decides([started], { type: 'UpdateProfile', natural: { employmentStartDate: null, birthDate: null }, now }),
     [{ type: 'ProfileUpdated', data: { profileId: 'p1', organizationId: 'o1', natural: { employmentStartDate: null }, updatedAt: now } }])
+})
+
+t.test('a creation with an Idempotency-Key records it, and the state keeps it', async (t) => {
+  const idempotency = { key: 'lead-1', requestHash: profileRequestHash('natural', ana) }
+  const keyed: ProfileCreated = { ...created, data: { ...created.data, idempotency } }
+  t.strictSame(decides([], { ...create, idempotency }), [keyed])
+  t.strictSame(profile.given(keyed).state.idempotency, idempotency)
+  t.equal(profile.given(created).state.idempotency, undefined, 'absent without a Key')
+  t.notOk('idempotency' in created.data, 'and absent from the event')
+  t.strictSame(decides([], create), [created], 'a creation without a Key records none')
+})
+
+t.test('a keyed creation of a profile that exists decides nothing (a lost race); without a Key it is refused', async (t) => {
+  const idempotency = { key: 'lead-1', requestHash: profileRequestHash('natural', ana) }
+  const keyed: ProfileCreated = { ...created, data: { ...created.data, idempotency } }
+  profile.given(keyed).when({ ...create, idempotency }).thenNothing(t, 'the same Key again')
+  profile.given(keyed).when({ ...create, idempotency: { key: 'lead-1', requestHash: 'another' } }).thenNothing(t, 'the caller compares the hashes, not the decider')
+  profile.given(keyed).when(create).thenRefused(t, 'ALREADY_EXISTS')
+  profile.given(created).when(create).thenRefused(t, 'ALREADY_EXISTS')
+})
+
+t.test('the request hash: the type and the person, whatever the key order or the spelling of an amount', async (t) => {
+  const full = { ...ana, monthlyIncome: '4500000', birthDate: '1990-04-12' }
+  const hash = profileRequestHash('natural', full)
+  t.equal(profileRequestHash('natural', { birthDate: '1990-04-12', monthlyIncome: '4500000.00', documentNumber: '1020', documentType: 'CC', lastName: 'Gómez', firstName: 'Ana' }),
+    hash, 'keys in another order, the income with decimals')
+  t.equal(profileRequestHash('natural', { ...full, middleName: undefined }), hash, 'an undefined field is an absent one')
+  t.not(profileRequestHash('natural', { ...full, monthlyIncome: '4500000.01' }), hash, 'another amount')
+  t.not(profileRequestHash('natural', { ...full, firstName: 'Ana ' }), hash, 'another name')
+  t.not(profileRequestHash('natural', ana), hash, 'fewer fields')
+  const representative = { firstName: 'Luis', lastName: 'Rey', documentType: 'CC' as const, documentNumber: '77' }
+  const company = { businessName: 'Rey SAS', documentType: 'NIT' as const, documentNumber: '900', legalRepresentative: representative }
+  t.equal(profileRequestHash('legal', { ...company, legalRepresentative: { documentNumber: '77', documentType: 'CC', lastName: 'Rey', firstName: 'Luis' } }),
+    profileRequestHash('legal', company), 'a nested object in another key order')
+  t.not(profileRequestHash('natural', company), profileRequestHash('legal', company), 'the type is part of it')
+  t.equal(keyedProfileId('o1', 'lead-1'), keyedProfileId('o1', 'lead-1'))
+  t.not(keyedProfileId('o1', 'lead-1'), keyedProfileId('o2', 'lead-1'), 'a Key is per organization')
 })
