@@ -238,6 +238,9 @@ export const profileRequestHash = (profileType: ProfileType, person: NaturalPers
   return hashRequest([profileType, canonical({ ...person, ...amounts })])
 }
 
+/** What makes two copies with one Key "the same": the source profile (the target organization is the Key's). */
+export const profileCopyRequestHash = (sourceProfileId: string): string => hashRequest(['copy', sourceProfileId])
+
 /**
  * A profile creation under an `Idempotency-Key` (`command.idempotency`, its
  * profile id from `keyedProfileId`): the first creates the profile, the same
@@ -251,6 +254,8 @@ export const createProfileOnce = async (
   command: Extract<ProfileCommand, { type: 'CreateProfile' }> & { idempotency: ProfileRequestKey },
   mayView: (state: ProfileState) => boolean,
   context: CommandContext,
+  /** Checked only when the Key has created nothing yet (a copy's source must be active then, not at a retry). */
+  mayCreate: () => void = () => {},
 ): Promise<{ created: boolean; position: number }> => {
   const reused = (message: string) => new AppError('IDEMPOTENCY_KEY_REUSED', message, { key: command.idempotency.key, profileId: command.profileId })
   const earlier = async () => {
@@ -262,5 +267,9 @@ export const createProfileOnce = async (
     if (!mayView(state)) throw reused('this Idempotency-Key was already used by another caller, for a profile this caller does not see')
     return { created: false, position }
   }
-  return createOnce(earlier, () => commands.execute(profileAggregate, command.profileId, command, context), (result) => ({ created: true, position: result.position }))
+  const create = () => {
+    mayCreate()
+    return commands.execute(profileAggregate, command.profileId, command, context)
+  }
+  return createOnce(earlier, create, (result) => ({ created: true, position: result.position }))
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyContextConfig, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { createProfileOnce, keyedProfileId, profileAggregate, profileRequestHash, type ProfileCommand } from '../commands/profile.js'
+import { createProfileOnce, keyedProfileId, profileAggregate, profileCopyRequestHash, profileRequestHash, type ProfileCommand } from '../commands/profile.js'
 import type { LegalPerson, NaturalPerson, ProfileType } from '../events/profile.js'
 import { canViewProfile, type ProfileDoc } from '../projections/profiles.js'
 import { cityCatalogue } from '../reference/cities.js'
@@ -255,26 +255,50 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       summary: 'Copy a profile, usually into another organization',
       description: 'Makes an independent profile with `isCopy: true`, owned by the caller, in `organizationId` (default: the same organization), ' +
         'carrying the person data and the current files of the source. The caller must see the source and hold WriteProfile in the target. ' +
-        'An inactive profile is not copied (409 NOT_ACTIVE): a copy would be an active profile of the same person, ready for credit.',
-      tags: ['Profiles'], headers: ConfigOrganizationHeaders, params: IdParams,
+        'An inactive profile is not copied (409 NOT_ACTIVE): a copy would be an active profile of the same person, ready for credit. ' +
+        'With an `Idempotency-Key` header (a Key of the target organization, as for POST /profiles) the copy can be asked again safely: ' +
+        'the same source copied again with the Key answers 200 with that copy as it is now, anything else with the Key 409 IDEMPOTENCY_KEY_REUSED.',
+      tags: ['Profiles'],
+      headers: Type.Object({
+        ...ConfigOrganizationHeaders.properties,
+        'idempotency-key': IdempotencyKeyHeader,
+      }, { additionalProperties: true }),
+      params: IdParams,
       body: Type.Object({ organizationId: Type.Optional(Uuid) }, { additionalProperties: false }),
-      response: { 201: ProfileEnvelope, ...failures(400, 401, 403, 404, 409) },
+      response: {
+        201: ProfileEnvelope, 200: Type.Object(ProfileEnvelope.properties, { description: 'the copy this Idempotency-Key already made' }),
+        ...failures(400, 401, 403, 404, 409),
+      },
     },
   }, async (request, reply) => {
     const source = await visible(request, request.params.id)
     const principal = principalOf(request)
     const target = await organizationAccess(queries, principal, request.body.organizationId ?? source.organizationId)
     requirePermissions(target, ['WriteProfile'])
+    const key = request.headers['idempotency-key']
     const { state } = await services.commands.load(profileAggregate, source._id)
-    if (!state.active) throw new AppError('NOT_ACTIVE', `profile ${source._id} is inactive: it is not copied until it is activated again`, { profileId: source._id })
-    const profileId = newId()
-    await services.execute(profileAggregate, profileId, {
-      type: 'CreateProfile', profileId, organizationId: target.id, ownerId: principal.id, profileType: state.profileType,
+    const sourceActive = () => {
+      if (!state.active) throw new AppError('NOT_ACTIVE', `profile ${source._id} is inactive: it is not copied until it is activated again`, { profileId: source._id })
+    }
+    const profileId = key === undefined ? newId() : keyedProfileId(target.id, key)
+    const command = {
+      type: 'CreateProfile' as const, profileId, organizationId: target.id, ownerId: principal.id, profileType: state.profileType,
       natural: state.natural, legal: state.legal, copiedFrom: { profileId: source._id, organizationId: source.organizationId },
       files: Object.values(state.fileRefs), now: now(),
-    }, { ...commandContext(request), organizationId: target.id })
+    }
+    const context = { ...commandContext(request), organizationId: target.id }
+    let created = true
+    if (key === undefined) {
+      sourceActive()
+      await services.execute(profileAggregate, profileId, command, context)
+    } else {
+      const once = await createProfileOnce(services.commands, { ...command, idempotency: { key, requestHash: profileCopyRequestHash(source._id) } },
+        (copy) => canViewProfile(copy, principal.id, target.isAdministrator), context, sourceActive)
+      await services.settle(once.position)
+      created = once.created
+    }
     const copy = await queries.profiles.get(target.id, profileId)
     if (copy === null) throw new AppError('INTERNAL', 'profile copy not visible after the write')
-    return reply.code(201).send({ message: 'profile copied', data: fullProfileView(copy, await queries.organizations.get(target.id), clock.now()) })
+    return reply.code(created ? 201 : 200).send({ message: 'profile copied', data: fullProfileView(copy, await queries.organizations.get(target.id), clock.now()) })
   })
 }

@@ -168,3 +168,85 @@ t.test('without a Key every creation is a new profile; a malformed Key is a 400;
   t.equal((await api.post('lead-refused', { type: 'natural', natural: ana })).statusCode, 201, 'so its Key is still free')
   t.equal(await api.total(), 4)
 })
+
+t.test('a copy with an Idempotency-Key: 201 first, 200 with that copy when asked again (the source inactive meanwhile too), 409 for another source or a creation', async (t) => {
+  const svc = await createTestApp(t)
+  const other = await createOrganization(svc, 'Otra')
+  const source = (await profilesOf(svc).post(undefined, { type: 'natural', natural: ana })).json().data
+  const second = (await profilesOf(svc).post(undefined, { type: 'natural', natural: { ...ana, documentNumber: '1020304051' } })).json().data
+  const copy = (profileId: string, key: string | undefined, organizationId = other, token = svc.adminToken) => svc.call({
+    method: 'POST', url: `/v1/profiles/${profileId}/copy`, token, payload: { organizationId },
+    headers: { ...headersFor(svc.organizationId), ...(key === undefined ? {} : { 'idempotency-key': key }) },
+  })
+
+  const first = await copy(source.ID, 'copy-ana')
+  t.equal(first.statusCode, 201)
+  t.equal(first.json().message, 'profile copied')
+  const copied = first.json().data
+  t.equal(copied.ID, keyedProfileId(other, 'copy-ana'), 'the id derives from the target organization and the Key')
+  t.equal(copied.copiedFromID, source.ID)
+  t.equal(copied.entityID, other)
+
+  const again = await copy(source.ID, 'copy-ana')
+  t.equal(again.statusCode, 200)
+  t.same(again.json(), { message: 'profile copied', data: copied }, 'the same copy, the same answer')
+
+  const deactivated = await svc.call({
+    method: 'POST', url: `/v1/profiles/${source.ID}/deactivate`, token: svc.adminToken, headers: headersFor(svc.organizationId), payload: { reason: 'duplicate' },
+  })
+  t.equal(deactivated.statusCode, 200)
+  const afterDeactivation = await copy(source.ID, 'copy-ana')
+  t.equal(afterDeactivation.statusCode, 200, 'a retry of a copy made while the source was active still gets it')
+  t.equal(afterDeactivation.json().data.ID, copied.ID)
+  const fresh = await copy(source.ID, 'copy-ana-2')
+  t.equal(fresh.statusCode, 409, 'a new Key for an inactive source is a new copy, refused')
+  t.equal(fresh.json().data.code, 'NOT_ACTIVE')
+
+  const otherSource = await copy(second.ID, 'copy-ana')
+  t.equal(otherSource.statusCode, 409)
+  t.same(otherSource.json().data, {
+    code: 'IDEMPOTENCY_KEY_REUSED', message: 'this Idempotency-Key was already used for a different profile creation request',
+    key: 'copy-ana', profileId: copied.ID,
+  })
+  const creation = await profilesOf(svc, other).post('copy-ana', { type: 'natural', natural: ana })
+  t.equal(creation.statusCode, 409, 'a creation with the Key a copy used in that organization is another request')
+  const created = await profilesOf(svc).post('lead-then-copy', { type: 'natural', natural: { ...ana, documentNumber: '1020304052' } })
+  t.equal(created.statusCode, 201)
+  const copyUnderCreationKey = await copy(second.ID, 'lead-then-copy', svc.organizationId)
+  t.equal(copyUnderCreationKey.statusCode, 409, 'and a copy with the Key a creation used')
+
+  const sameKeyOtherTarget = await copy(second.ID, 'copy-ana', svc.organizationId)
+  t.equal(sameKeyOtherTarget.statusCode, 201, 'the Key is the target organization\'s: in another one it is free')
+  t.equal(sameKeyOtherTarget.json().data.ID, keyedProfileId(svc.organizationId, 'copy-ana'))
+  t.same(await eventTypes(svc, copied.ID), ['ProfileCreated'], 'one creation in the copy\'s stream')
+  t.equal(await profilesOf(svc, other).total(), 1, 'one copy in the target, however often asked')
+})
+
+t.test('concurrent copies with one Key make one copy; a caller who does not see it is refused; a bad Key is a 400', async (t) => {
+  const svc = await createTestApp(t)
+  const writer = ['ReadProfile', 'WriteProfile'] as const
+  const dario = await addMember(svc, svc.organizationId, 'dario', writer)
+  const carla = await addMember(svc, svc.organizationId, 'carla', writer)
+  const source = (await profilesOf(svc).post(undefined, { type: 'natural', natural: ana })).json().data
+  for (const userId of [dario.userId, carla.userId]) {
+    const share = await svc.call({
+      method: 'POST', url: `/v1/profiles/${source.ID}/shares`, token: svc.adminToken, headers: headersFor(svc.organizationId), payload: { userId },
+    })
+    t.equal(share.statusCode, 201)
+  }
+  const copy = (key: string, token: string) => svc.call({
+    method: 'POST', url: `/v1/profiles/${source.ID}/copy`, token, payload: {}, headers: { ...headersFor(svc.organizationId), 'idempotency-key': key },
+  })
+
+  const racing = await Promise.all(Array.from({ length: 6 }, () => copy('copy-race', dario.token)))
+  t.same(racing.map((r) => r.statusCode).sort(), [200, 200, 200, 200, 200, 201])
+  t.same([...new Set(racing.map((r) => r.json().data.ID))], [keyedProfileId(svc.organizationId, 'copy-race')])
+  t.same(await eventTypes(svc, keyedProfileId(svc.organizationId, 'copy-race')), ['ProfileCreated'])
+
+  const stranger = await copy('copy-race', carla.token)
+  t.equal(stranger.statusCode, 409, 'carla sees the source but not dario\'s copy')
+  t.equal(stranger.json().data.message, 'this Idempotency-Key was already used by another caller, for a profile this caller does not see')
+  t.equal((await copy('copy-race', svc.adminToken)).statusCode, 200, 'an administrator sees the copy')
+  t.equal((await copy('tab\there', dario.token)).statusCode, 400)
+  t.equal(await profilesOf(svc).total(), 2, 'the source and one copy')
+})
