@@ -1,4 +1,4 @@
-import type { CreditLineConfiguration, CreditLineEvent } from '../events/creditLine.js'
+import { keptChanges, keptConfiguration, type CreditLineConfiguration, type CreditLineEvent } from '../events/creditLine.js'
 import { AppError, invalidFields, type FieldError } from '../shared/errors.js'
 import { MAX_TERM_MONTHS } from '../shared/lending.js'
 import { fitsMinorUnit, isCurrencyCode, money, NON_NEGATIVE_DECIMAL_PATTERN, toMoneyString } from '../shared/money.js'
@@ -99,9 +99,8 @@ export const creditLineAggregate: Aggregate<CreditLineCommand, CreditLineEvent, 
       case 'UpdateCreditLine': {
         const current = requireLine(state)
         const given: Partial<CreditLineConfiguration> = {}
-        for (const key of Object.keys(command.changes) as Array<keyof CreditLineConfiguration>) {
-          const value = command.changes[key]
-          if (value !== undefined && !same(value, current[key])) Object.assign(given, { [key]: value })
+        for (const [key, value] of Object.entries(keptChanges(command.changes))) {
+          if (!same(value, current[key as keyof CreditLineConfiguration])) Object.assign(given, { [key]: value })
         }
         if (Object.keys(given).length === 0) return []
         const next = { ...current, ...given }
@@ -128,9 +127,9 @@ export const creditLineAggregate: Aggregate<CreditLineCommand, CreditLineEvent, 
   evolve(state, event) {
     switch (event.type) {
       case 'CreditLineCreated':
-        return { exists: true, creditLineId: event.data.creditLineId, organizationId: event.data.organizationId, configuration: event.data.configuration }
+        return { exists: true, creditLineId: event.data.creditLineId, organizationId: event.data.organizationId, configuration: keptConfiguration(event.data.configuration) }
       case 'CreditLineUpdated':
-        return { ...state, configuration: state.configuration === null ? null : { ...state.configuration, ...event.data.changes } }
+        return { ...state, configuration: state.configuration === null ? null : { ...state.configuration, ...keptChanges(event.data.changes) } }
       default: {
         const _never: never = event
         return _never

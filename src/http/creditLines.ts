@@ -18,7 +18,7 @@ export const MethodGroups = (description: string) =>
 export const TextGroups = (description: string) =>
   Type.Array(Type.Array(Type.String({ maxLength: 500 }), { maxItems: 50 }), { maxItems: 50, description })
 const WebhookIds = (description: string) => Type.Array(Uuid, { maxItems: 50, description })
-export const Jurisdiction = Type.Object({ code: Type.String({ minLength: 1, maxLength: 20 }), name: Type.String({ maxLength: 200 }) })
+export const Jurisdiction = Type.Object({ code: Type.String({ minLength: 1, maxLength: 20 }), name: Type.String({ maxLength: 200 }) }, { additionalProperties: false })
 
 const RATE_DESCRIPTION = 'a percentage per year, e.g. "24.5"; FIXED: effective annual rate (E.A.), FIXED_NOMINAL: nominal annual rate paid monthly (N.M.V.)'
 
@@ -64,7 +64,7 @@ const lineFields = (creating: boolean) => {
 }
 
 const CreateBody = Type.Object(lineFields(true), { additionalProperties: false })
-const PatchBody = Type.Partial(Type.Object(lineFields(false), { additionalProperties: false }))
+const PatchBody = Type.Partial(Type.Object(lineFields(false)), { additionalProperties: false, minProperties: 1 })
 
 export const CreditLine = Type.Object({
   ID: Uuid,

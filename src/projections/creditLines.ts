@@ -1,4 +1,4 @@
-import type { CreditLineConfiguration } from '../events/creditLine.js'
+import { keptChanges, keptConfiguration, type CreditLineConfiguration } from '../events/creditLine.js'
 import { applyAt, defineProjection, updateAt } from './projection.js'
 import type { Filter, ReadStore } from './readStore.js'
 
@@ -32,7 +32,8 @@ const collection = {
 export const creditLinesProjection = defineProjection({
   name: 'creditLines',
   // 3: the same documents; the rebuild drops the superseded `{active, currency}` index from persistent stores.
-  version: 3,
+  // 4: fields an update recorded outside the configuration (an `organizationId` among them) are not applied.
+  version: 4,
   handles: ['CreditLineCreated', 'CreditLineUpdated', 'OrganizationDeactivated', 'OrganizationActivated'],
   collections: [collection, organizationStates],
   async project(store, event, position) {
@@ -43,12 +44,12 @@ export const creditLinesProjection = defineProjection({
         // The route checked the organization before the command, so a deactivation can land between the two.
         const organizationActive = (await states.get(event.data.organizationId))?.active ?? true
         return applyAt(docs, event.data.creditLineId, position, () => ({
-          _id: event.data.creditLineId, organizationId: event.data.organizationId, ...event.data.configuration, organizationActive,
+          _id: event.data.creditLineId, organizationId: event.data.organizationId, ...keptConfiguration(event.data.configuration), organizationActive,
           createdAt: event.data.createdAt, updatedAt: event.data.createdAt,
         }))
       }
       case 'CreditLineUpdated':
-        return updateAt(docs, event.data.creditLineId, position, (doc) => ({ ...doc, ...event.data.changes, updatedAt: event.data.updatedAt }))
+        return updateAt(docs, event.data.creditLineId, position, (doc) => ({ ...doc, ...keptChanges(event.data.changes), updatedAt: event.data.updatedAt }))
       case 'OrganizationDeactivated':
       case 'OrganizationActivated': {
         const organizationActive = event.type === 'OrganizationActivated'
