@@ -174,11 +174,14 @@ export const createUser = async (
 ) => {
   await requireActiveOrganization(commands, input.organizationId)
   await requireRoleTemplate(commands, input.organizationId, input.roleTemplateId)
+  const claimUsername = { type: 'ClaimUsername' as const, username: input.username, userId: input.userId }
+  // A name already taken is refused before the template's use is recorded, so the refusal writes nothing; the claim
+  // below decides again, for a name taken meanwhile (its refusal then withdraws the use).
+  const { state: name } = await commands.load(usernameAggregate, usernameStreamId(input.username))
+  usernameAggregate.decide(claimUsername, name)
   const membership = { organizationId: input.organizationId, principalId: input.userId, principalType: 'user' as const, roleTemplateId: input.roleTemplateId }
   const made = await registerWithMembership(commands, membership, context, async () => {
-    const claim = await commands.execute(usernameAggregate, usernameStreamId(input.username), {
-      type: 'ClaimUsername', username: input.username, userId: input.userId,
-    }, context)
+    const claim = await commands.execute(usernameAggregate, usernameStreamId(input.username), claimUsername, context)
     const registered = await commands.execute(userAggregate, input.userId, {
       type: 'RegisterUser', userId: input.userId, username: input.username, passwordHash: input.passwordHash,
       organizationId: input.organizationId, encryptedTotpSecret: input.encryptedTotpSecret, now: input.now,

@@ -75,9 +75,11 @@ t.test('a refused user creation leaves its role template unused, and a repeated 
     method: 'POST', url: `/v1/organization/${org}/users`, token: svc.adminToken, payload: { username, password: 'long enough password', roleTemplateId },
   })
   t.equal((await add('diana', first)).statusCode, 201)
+  const head = await svc.runtime.eventStore.headPosition()
   t.equal((await add('DIANA', second)).json().data.code, 'USERNAME_TAKEN')
+  t.equal(await svc.runtime.eventStore.headPosition(), head, 'a name already taken is refused before anything is written')
   t.equal(await usage(first), 1)
-  t.equal(await usage(second), 0, 'the refused creation withdrew the use it recorded')
+  t.equal(await usage(second), 0)
   t.equal((await svc.call({ method: 'DELETE', url: `${templates}/${second}`, token: svc.adminToken })).statusCode, 204)
 
   // Registering a client id that exists (a workflow retried) is refused without touching the membership the client has.
@@ -92,14 +94,19 @@ t.test('a refused user creation leaves its role template unused, and a repeated 
   t.equal(refused.json().data.code, 'ROLE_TEMPLATE_IN_USE', 'the client\'s membership still holds the template')
 })
 
-t.test('concurrent creations of one username make exactly one user', async (t) => {
+t.test('concurrent creations of one username make exactly one user, and the refused ones leave their template\'s use withdrawn', async (t) => {
   const svc = await createTestApp(t)
+  const usage = async (): Promise<number> => (await svc.call({
+    method: 'GET', url: `/v1/organization/${svc.organizationId}/role-template/${analystOf(svc.organizationId)}`, token: svc.adminToken,
+  })).json().data.usage_count
+  const before = await usage()
   const attempts = await Promise.all(Array.from({ length: 5 }, () => svc.call({
     method: 'POST', url: `/v1/organization/${svc.organizationId}/users`, token: svc.adminToken,
     payload: { username: 'race', password: 'long enough password', roleTemplateId: analystOf(svc.organizationId) },
   })))
   t.equal(attempts.filter((r) => r.statusCode === 201).length, 1)
   t.ok(attempts.filter((r) => r.statusCode !== 201).every((r) => r.statusCode === 409))
+  t.equal(await usage(), before + 1, 'one use recorded: the losers of the race withdrew theirs')
 })
 
 t.test('role templates: create, search, filter, page, update, delete, and in-use protection', async (t) => {
