@@ -136,13 +136,14 @@ export const creditLimitAggregate: Aggregate<CreditLimitCommand, CreditLimitEven
   decide(command, state) {
     switch (command.type) {
       case 'CreateCreditLimit': {
+        // The request's own faults first: a 409 would send the client to PATCH with the same bad values.
+        const currencyProblems = isCurrencyCode(command.currency) ? [] : [{ field: 'body.currency', message: 'is not an ISO 4217 currency code' }]
+        requireValid([...currencyProblems, ...amountProblems(command.maxAmount, command.currency), ...dateProblems(command.expirationDate, command.today)])
         if (state.status !== 'none') {
           throw new AppError('ALREADY_EXISTS', `this debtor already has a ${state.currency} limit (${state.status}); change it with PATCH`, {
             creditLimitId: state.creditLimitId,
           })
         }
-        const currencyProblems = isCurrencyCode(command.currency) ? [] : [{ field: 'body.currency', message: 'is not an ISO 4217 currency code' }]
-        requireValid([...currencyProblems, ...amountProblems(command.maxAmount, command.currency), ...dateProblems(command.expirationDate, command.today)])
         return [{ type: 'CreditLimitCreated', data: {
           creditLimitId: command.creditLimitId, organizationId: command.organizationId, debtorId: command.debtorId, currency: command.currency,
           maxAmount: money(command.maxAmount).toFixed(), expirationDate: command.expirationDate, createdAt: command.now,

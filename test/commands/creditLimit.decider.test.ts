@@ -15,9 +15,11 @@ const expired = { type: 'CreditLimitExpired' as const, data: { ...ids, expiratio
 const change = (fields: { maxAmount?: string; expirationDate?: string; status?: 'active' | 'inactive' }, on = today) =>
   ({ type: 'ChangeCreditLimit' as const, ...fields, today: on, now })
 
-t.test('a limit is created once per creditor, debtor and currency', async (t) => {
+t.test('a limit is created once per creditor, debtor and currency; a request with bad fields is a 400 whether it exists or not', async (t) => {
   limit.given().when(create).then(t, [created])
   limit.given(created).when(create).thenRefused(t, 'ALREADY_EXISTS')
+  limit.given(created).when({ ...create, maxAmount: '0' }).thenRefused(t, 'VALIDATION_ERROR', 'a bad amount is the request\'s fault before the limit exists')
+  limit.given(created).when({ ...create, expirationDate: '2000-01-01' }).thenRefused(t, 'VALIDATION_ERROR', 'so is a past date')
   t.equal(creditLimitIdOf('o1', 'p1', 'COP'), creditLimitIdOf('o1', 'p1', 'COP'))
   t.not(creditLimitIdOf('o1', 'p1', 'COP'), creditLimitIdOf('o1', 'p1', 'USD'))
 })
