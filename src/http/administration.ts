@@ -12,7 +12,7 @@ import { newId } from '../shared/ids.js'
 import { allScopes, isScope } from '../shared/permissions.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
 import { organizationAccess, requireAssignable, requireScopesHeld } from './plugins/organization.js'
-import { failures, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
+import { failures, NonBlankText, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 
 const Organization = Type.Object({
   id: Uuid,
@@ -34,7 +34,8 @@ const organizationView = (doc: OrganizationDoc, forPlatformAdministrator = true)
 const OrganizationAnswer = Type.Object({ status: Type.Literal('success'), data: Type.Object({ organization: Organization }) })
 const OrganizationPath = Type.Object({ entityid: Uuid })
 
-const Name = Type.String({ minLength: 1, maxLength: 200 })
+/** The name of an organization or an OAuth client. */
+const Name = NonBlankText({ maxLength: 200 })
 
 /** Organizations, their users and OAuth clients: what an operator needs to put the service to use. */
 export const administrationRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {

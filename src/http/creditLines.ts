@@ -8,7 +8,7 @@ import { AppError, notFound } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
 import { MAX_TERM_MONTHS, paymentProviderNames, rateTypes } from '../shared/lending.js'
 import { commandContext, organizationOf } from './context.js'
-import { failures, MoneyInput, OrganizationHeaders, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
+import { failures, MoneyInput, NonBlankText, OrganizationHeaders, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 
 /** An amount of a line as answered (lines recorded before the money bound keep their amounts). */
 export const PositiveDecimal = Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', description: 'decimal string', examples: ['1500000.00'] })
@@ -34,7 +34,7 @@ const Rate = Type.String({ pattern: '^[0-9]{1,6}(\\.[0-9]{1,10})?$', description
 const lineFields = (creating: boolean) => {
   const withDefault = <T extends object>(value: unknown, options: T) => (creating ? { ...options, default: value } : options)
   return {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
+    name: NonBlankText({ maxLength: 200 }),
     description: Type.Optional(Type.String(withDefault('', { maxLength: 2000 }))),
     principalMin: MoneyInput(),
     principalMax: MoneyInput(),

@@ -2,13 +2,20 @@ import { type TNull, type TOptional, type TSchema, type TUnion, Type } from 'typ
 import { allProfileFileFields } from '../events/profile.js'
 import { MONEY_INPUT_PATTERN } from '../shared/money.js'
 import { CitySchema } from './cities.js'
-import { Timestamp, Uuid } from './schemas.js'
+import { NonBlankText, Timestamp, Uuid } from './schemas.js'
 
 const DocumentType = Type.Enum(['CC', 'CE', 'TI', 'PP', 'PEP', 'PPT', 'NIT'], {
   description: 'CC cédula de ciudadanía, CE cédula de extranjería, TI tarjeta de identidad, PP passport, PEP/PPT permits for Venezuelan nationals, NIT tax id',
 })
 const DocumentNumber = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9-]{2,19}$', description: 'letters, digits and dashes, 3 to 20 characters' })
-const Name = Type.String({ minLength: 1, maxLength: 100 })
+/** A person's name as given: not blank, no control characters. */
+const Name = NonBlankText({ maxLength: 100 })
+const BusinessName = NonBlankText({ maxLength: 200 })
+/**
+ * Names as a profile shows them: whatever was recorded, blank ones from before NonBlankText included (the answer's
+ * serializer checks a value against each branch of a union, so the request schema would fail such a profile).
+ */
+const RecordedName = Type.String()
 const Text = Type.String({ minLength: 1, maxLength: 200 })
 const Day = Type.String({ format: 'date', description: 'YYYY-MM-DD, not in the future' })
 const Email = Type.String({ format: 'email', maxLength: 254 })
@@ -52,17 +59,18 @@ const naturalFields = personFields({
   employmentStartDate: Day,
 }, ['firstName', 'lastName', 'documentType', 'documentNumber'])
 
-const LegalRepresentative = Type.Object({
+const legalRepresentativeFields = {
   firstName: Name,
   lastName: Name,
   documentType: DocumentType,
   documentNumber: DocumentNumber,
   email: Type.Optional(Email),
   phone: Type.Optional(Phone),
-}, { additionalProperties: false })
+}
+const LegalRepresentative = Type.Object(legalRepresentativeFields, { additionalProperties: false })
 
 const legalFields = personFields({
-  businessName: Text,
+  businessName: BusinessName,
   tradeName: Text,
   documentType: DocumentType,
   documentNumber: DocumentNumber,
@@ -86,10 +94,20 @@ const fileIdKeys = { '^[A-Za-z]+FileID$': Type.String({ format: 'uuid', descript
 
 const NaturalView = Type.Object({
   ...naturalFields.input,
+  firstName: RecordedName,
+  middleName: Type.Optional(RecordedName),
+  lastName: RecordedName,
+  secondLastName: Type.Optional(RecordedName),
   age: Type.Optional(Type.Integer({ description: 'completed years, from birthDate' })),
 }, { patternProperties: fileIdKeys, description: 'the natural person, with `<Campo>FileID` for each current file' })
 
-const LegalView = Type.Object(legalFields.input, { patternProperties: fileIdKeys, description: 'the legal person, with `<Campo>FileID` for each current file' })
+const LegalRepresentativeView = Type.Object({ ...legalRepresentativeFields, firstName: RecordedName, lastName: RecordedName }, { additionalProperties: false })
+
+const LegalView = Type.Object({
+  ...legalFields.input,
+  businessName: RecordedName,
+  legalRepresentative: Type.Optional(LegalRepresentativeView),
+}, { patternProperties: fileIdKeys, description: 'the legal person, with `<Campo>FileID` for each current file' })
 
 export const ProfileFileField = Type.Enum(allProfileFileFields, { description: 'the profile file (campo)' })
 

@@ -15,6 +15,30 @@ export const MoneyInput = (description = 'decimal string') =>
 /** An amount a request gives as a JSON number (taxes): non-negative and under 10^15. */
 export const MoneyNumberInput = (description: string) => Type.Number({ minimum: 0, exclusiveMaximum: MONEY_INPUT_LIMIT, description })
 
+/**
+ * At least one visible character, and no control character anywhere. Leading characters that show nothing
+ * (separators such as spaces and U+3000, format characters such as U+200B and U+FEFF, other default-ignorable ones
+ * such as U+3164), then one that is none of those nor a control character (U+0000–U+001F, U+007F–U+009F: NUL, tab,
+ * line breaks), then anything but control characters. The prefix class and the visible one are disjoint, so a
+ * match takes time linear in the text, however long. `\p{…}` needs ajv's `u` flag (its default, `unicodeRegExp`).
+ */
+export const NON_BLANK_TEXT_PATTERN =
+  '^[\\p{Z}\\p{Cf}\\p{Default_Ignorable_Code_Point}]*[^\\p{Z}\\p{Cf}\\p{Default_Ignorable_Code_Point}\\p{Cc}][^\\p{Cc}]*$'
+
+/** What a validation error says, instead of ajv's `must match pattern "<regex>"`, for the patterns listed here (src/http/plugins/errors.ts). */
+export const patternMessages: ReadonlyMap<string, string> = new Map([
+  [NON_BLANK_TEXT_PATTERN, 'must contain a visible character and no control characters'],
+])
+
+/** A required name or label in a request body (not in answers: names recorded before it may be blank), not blank and free of control characters. */
+export const NonBlankText = (options: { minLength?: number; maxLength: number; description?: string }) =>
+  Type.String({
+    minLength: options.minLength ?? 1,
+    maxLength: options.maxLength,
+    pattern: NON_BLANK_TEXT_PATTERN,
+    description: `${options.description === undefined ? '' : `${options.description}; `}at least one visible character, no control characters`,
+  })
+
 /** `{status:'fail', data:{code, message, ...}}`: every 4xx. */
 export const FailEnvelope = Type.Object({
   status: Type.Literal('fail'),

@@ -15,7 +15,7 @@ import { AppError, invalidFields, notFound } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
 import { NON_NEGATIVE_DECIMAL_PATTERN } from '../shared/money.js'
 import { commandContext, organizationOf, principalOf, type OrganizationContext } from './context.js'
-import { ConfigOrganizationHeaders, failures, Pagination, pagination, PageQuery, Timestamp, Uuid } from './schemas.js'
+import { ConfigOrganizationHeaders, failures, NonBlankText, Pagination, pagination, PageQuery, Timestamp, Uuid } from './schemas.js'
 
 /** Scores, penalties, bonuses and thresholds stay within ±10⁹, so a model's sums (at most 50 variables, 50 penalties, 50 bonuses) are exact and finite. */
 const MAX_POINTS = 1_000_000_000
@@ -39,9 +39,9 @@ const Bonus = Type.Object({ condition: Condition, bonus: Points(0), description:
 const Metadata = Type.Record(Type.String(), Type.String({ maxLength: 500 }), { maxProperties: 50 })
 
 const ModelBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
+  name: NonBlankText({ maxLength: 200 }),
   description: Type.Optional(Type.String({ maxLength: 2000 })),
-  version: Type.String({ minLength: 1, maxLength: 50, description: 'label of this version, unique within the model' }),
+  version: NonBlankText({ maxLength: 50, description: 'label of this version, unique within the model' }),
   category: Type.Enum(scoringModelCategories),
   variables: Type.Array(Variable, { minItems: 1, maxItems: 50 }),
   thresholds: Thresholds,

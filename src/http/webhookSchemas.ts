@@ -2,13 +2,13 @@ import { Type } from 'typebox'
 import type { WebhookDoc } from '../projections/webhooks.js'
 import type { WebhookSendDoc } from '../projections/webhookSends.js'
 import { httpMethods } from '../webhooks/http.js'
-import { Timestamp, Uuid } from './schemas.js'
+import { NonBlankText, Timestamp, Uuid } from './schemas.js'
 
 const template = (description: string, maxLength = 65_536) => Type.String({ maxLength, description: `${description} (Go text/template, see docs/webhooks.md)` })
 
 /** The configuration fields as the API takes them (the interface's names). */
 export const configurationFields = {
-  tag: Type.String({ minLength: 1, maxLength: 100, description: 'short identifier, shown in logs and used by fromWebhook' }),
+  tag: NonBlankText({ maxLength: 100, description: 'short identifier, shown in logs and used by fromWebhook' }),
   url: template('destination of the POST; must render to an http(s) URL', 4096),
   requestHeader: template('JSON object of headers (name → text)'),
   requestBody: template('body of the POST'),

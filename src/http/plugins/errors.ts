@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, isAppError, type FieldError } from '../../shared/errors.js'
+import { patternMessages } from '../schemas.js'
 
 interface AjvIssue {
   instancePath: string
@@ -37,7 +38,9 @@ const fieldOf = (context: string | undefined, issue: AjvIssue): string => {
 const messageOf = (issue: AjvIssue): string => {
   if (issue.keyword === 'additionalProperties') return 'is not an allowed field'
   if (issue.keyword === 'required') return 'is required'
-  return issue.message ?? issue.keyword
+  const pattern = issue.params['pattern']
+  const readable = issue.keyword === 'pattern' && typeof pattern === 'string' ? patternMessages.get(pattern) : undefined
+  return readable ?? issue.message ?? issue.keyword
 }
 
 /** The field errors of a part's validation issues, its fields named under `context` (`querystring`, or a name a route gives the part). */
