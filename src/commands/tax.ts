@@ -1,11 +1,16 @@
 import type { TaxEvent, TaxFields } from '../events/tax.js'
+import type { RequestKey } from '../events/types.js'
 import { AppError, invalidFields, type FieldError } from '../shared/errors.js'
+import { deterministicId } from '../shared/ids.js'
 import { money } from '../shared/money.js'
 import { sameMembers } from '../shared/sets.js'
 import type { Aggregate } from './decider.js'
+import type { CommandContext, CommandHandler } from './handler.js'
+import { createOnce, hashRequest } from './idempotency.js'
 
 export type TaxCommand =
-  | { type: 'CreateTax'; taxId: string; organizationId: string; isActive: boolean; fields: TaxFields; now: string }
+  /** `idempotency`: the creator's `Idempotency-Key` (the tax id from `keyedTaxId`) and its request's hash (`taxRequestHash`). */
+  | { type: 'CreateTax'; taxId: string; organizationId: string; isActive: boolean; fields: TaxFields; now: string; idempotency?: RequestKey }
   | { type: 'UpdateTax'; changes: Partial<TaxFields>; isActive?: boolean; now: string }
   | { type: 'ActivateTax'; now: string }
   | { type: 'DeactivateTax'; now: string }
@@ -16,6 +21,8 @@ export interface TaxState {
   organizationId: string
   isActive: boolean
   fields: TaxFields | null
+  /** The `Idempotency-Key` it was created with, and its request's hash; absent when it was created without one. */
+  idempotency?: RequestKey
 }
 
 /** Digits a percentage or minimum amount may carry: enough for 0.4140 % and for every ISO 4217 minor unit. */
@@ -74,10 +81,15 @@ export const taxAggregate: Aggregate<TaxCommand, TaxEvent, TaxState> = {
   decide(command, state) {
     switch (command.type) {
       case 'CreateTax': {
-        if (state.exists) throw new AppError('ALREADY_EXISTS', 'tax already exists')
+        if (state.exists) {
+          // A creation with a Key that lost a race to the same Key: the caller compares it with the tax the first one made.
+          if (command.idempotency !== undefined) return []
+          throw new AppError('ALREADY_EXISTS', 'tax already exists')
+        }
         requireValid(command.fields)
         return [{ type: 'TaxCreated', data: {
           taxId: command.taxId, organizationId: command.organizationId, ...command.fields, isActive: command.isActive, createdAt: command.now,
+          ...(command.idempotency === undefined ? {} : { idempotency: command.idempotency }),
         } }]
       }
       case 'UpdateTax': {
@@ -108,8 +120,8 @@ export const taxAggregate: Aggregate<TaxCommand, TaxEvent, TaxState> = {
   evolve(state, event) {
     switch (event.type) {
       case 'TaxCreated': {
-        const { taxId, organizationId, isActive, createdAt: _createdAt, ...fields } = event.data
-        return { exists: true, taxId, organizationId, isActive, fields }
+        const { taxId, organizationId, isActive, createdAt: _createdAt, idempotency, ...fields } = event.data
+        return { exists: true, taxId, organizationId, isActive, fields, ...(idempotency === undefined ? {} : { idempotency }) }
       }
       case 'TaxUpdated':
         return { ...state, fields: state.fields === null ? null : { ...state.fields, ...event.data.changes } }
@@ -123,4 +135,40 @@ export const taxAggregate: Aggregate<TaxCommand, TaxEvent, TaxState> = {
       }
     }
   },
+}
+
+/** The id of the tax an organization's `Idempotency-Key` names: one tax per Key, whatever the concurrency. */
+export const keyedTaxId = (organizationId: string, key: string): string => deterministicId('tax', organizationId, key)
+
+/**
+ * What makes two creations with one Key "the same": every field as the tax
+ * takes it (percentages and amounts by value, `applies_to` as a set, the
+ * defaults filled in), so a retry spelled otherwise is still the same request.
+ */
+export const taxRequestHash = (fields: TaxFields, isActive: boolean): string => hashRequest([
+  fields.name, fields.description, money(fields.percentage).toFixed(), fields.type, [...fields.appliesTo].sort(),
+  money(fields.minimumAmount).toFixed(), isActive,
+])
+
+/**
+ * A tax creation under an `Idempotency-Key` (its tax id from `keyedTaxId`):
+ * the first creates the tax, the same request again gets it back
+ * (`created: false`) whatever it has become, another request with the Key is
+ * refused (409 `IDEMPOTENCY_KEY_REUSED`). Taxes are the organization's, so
+ * whoever may create one may have it back.
+ */
+export const createTaxOnce = async (
+  commands: CommandHandler, command: Extract<TaxCommand, { type: 'CreateTax' }> & { idempotency: RequestKey }, context: CommandContext,
+): Promise<{ created: boolean; position: number }> => {
+  const earlier = async () => {
+    const { state, position } = await commands.load(taxAggregate, command.taxId)
+    if (!state.exists) return null
+    if (state.idempotency?.requestHash !== command.idempotency.requestHash) {
+      throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was already used for a different tax creation request', {
+        key: command.idempotency.key, taxId: command.taxId,
+      })
+    }
+    return { created: false, position }
+  }
+  return createOnce(earlier, () => commands.execute(taxAggregate, command.taxId, command, context), (result) => ({ created: true, position: result.position }))
 }

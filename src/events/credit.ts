@@ -1,6 +1,6 @@
 import type { Allocation, ScheduledInstallmentRow } from '../shared/installments.js'
 import type { RateType } from '../shared/lending.js'
-import type { Event } from './types.js'
+import type { Event, RequestKey } from './types.js'
 
 /** An installment as scheduled at request time. */
 export type InstallmentSchedule = ScheduledInstallmentRow
@@ -33,10 +33,7 @@ export type CreditRequested = Event<'CreditRequested', {
   idempotency?: CreditRequestKey
 }>
 
-export interface CreditRequestKey {
-  key: string
-  requestHash: string
-}
+export type CreditRequestKey = RequestKey
 
 export type CreditApproved = Event<'CreditApproved', { creditId: string; organizationId: string; approvedBy: string; approvedAt: string }>
 export type CreditRejected = Event<'CreditRejected', { creditId: string; organizationId: string; reason: string; rejectedBy: string; rejectedAt: string }>

@@ -1,4 +1,4 @@
-import type { Event } from './types.js'
+import type { Event, RequestKey } from './types.js'
 
 /** Colombian identity documents: cédula de ciudadanía, de extranjería, tarjeta de identidad, passport, PEP/PPT, NIT. */
 export type DocumentType = 'CC' | 'CE' | 'TI' | 'PP' | 'PEP' | 'PPT' | 'NIT'
@@ -120,14 +120,11 @@ export type ProfileCreated = Event<'ProfileCreated', {
   createdAt: string
   /** A copy carries the source's current files (same bytes, same file ids). Absent on profiles created from scratch. */
   files?: ProfileFileRef[]
-  /** The creator's `Idempotency-Key` and a hash of its request; absent when it sent none (and on copies). */
+  /** The creator's `Idempotency-Key` and a hash of its request (a copy's: the source's id); absent when it sent none. */
   idempotency?: ProfileRequestKey
 }>
 
-export interface ProfileRequestKey {
-  key: string
-  requestHash: string
-}
+export type ProfileRequestKey = RequestKey
 
 /**
  * Changes to a person: each field given is set to its value, and an optional

@@ -1,4 +1,4 @@
-import type { Event } from './types.js'
+import type { Event, RequestKey } from './types.js'
 
 export const taxTypes = ['VAT', 'INCOME', 'RETENTION', 'OTHER'] as const
 export type TaxType = (typeof taxTypes)[number]
@@ -30,7 +30,14 @@ export interface TaxRate {
   minimumAmount: string
 }
 
-export type TaxCreated = Event<'TaxCreated', TaxFields & { taxId: string; organizationId: string; isActive: boolean; createdAt: string }>
+export type TaxCreated = Event<'TaxCreated', TaxFields & {
+  taxId: string
+  organizationId: string
+  isActive: boolean
+  createdAt: string
+  /** The creator's `Idempotency-Key` and a hash of its request; absent when it sent none. */
+  idempotency?: RequestKey
+}>
 /** Carries only the fields that changed, with their new values. */
 export type TaxUpdated = Event<'TaxUpdated', { taxId: string; organizationId: string; changes: Partial<TaxFields>; updatedAt: string }>
 export type TaxActivated = Event<'TaxActivated', { taxId: string; organizationId: string; at: string }>

@@ -4,6 +4,12 @@ export interface Event<Type extends string = string, Data extends object = objec
   data: Data
 }
 
+/** A creation's `Idempotency-Key` and a hash of its request, recorded on the created event. */
+export interface RequestKey {
+  key: string
+  requestHash: string
+}
+
 /** Metadata carried by every stored event. */
 export interface EventMetadata {
   organizationId: string | null

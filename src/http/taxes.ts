@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { taxAggregate } from '../commands/tax.js'
+import { createTaxOnce, keyedTaxId, taxAggregate, taxRequestHash } from '../commands/tax.js'
 import { taxBases, taxTypes, type TaxFields } from '../events/tax.js'
 import type { TaxDoc } from '../projections/taxes.js'
 import type { Services } from '../services.js'
@@ -10,7 +10,7 @@ import { newId } from '../shared/ids.js'
 import { money } from '../shared/money.js'
 import { commandContext, organizationOf } from './context.js'
 import { documentListResponses } from './responseCache.js'
-import { failures, MoneyNumberInput, OrganizationHeaders, Timestamp, Uuid } from './schemas.js'
+import { failures, IdempotencyKeyHeader, MoneyNumberInput, OrganizationHeaders, Timestamp, Uuid } from './schemas.js'
 
 const TaxType = Type.Enum(taxTypes)
 const AppliesTo = Type.Array(Type.Enum(taxBases), { minItems: 1, uniqueItems: true, description: 'a non-empty subset of CREDIT, FEE, PAYMENT' })
@@ -81,8 +81,12 @@ export const taxRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asyn
     config: { organization: 'header', permissions: ['WriteTax'] },
     schema: {
       summary: 'Create a tax',
+      description: 'With an `Idempotency-Key` header the request can be sent again safely (a retry after a timeout): the first creates the tax (201), ' +
+        'the same request again (percentages and amounts compared by value, `applies_to` in any order, defaults filled in) answers 200 with that tax ' +
+        'as it is now, and another request with the Key 409 IDEMPOTENCY_KEY_REUSED; concurrent duplicates create one tax. Keys are per organization ' +
+        'and kept for good. Without one, every request creates a tax: a retry would charge the tax twice.',
       tags,
-      headers: OrganizationHeaders,
+      headers: Type.Object({ ...OrganizationHeaders.properties, 'idempotency-key': IdempotencyKeyHeader }, { additionalProperties: true }),
       body: Type.Object({
         name: Type.String({ minLength: 1, maxLength: 200 }),
         description: Type.Optional(Type.String({ maxLength: 1000 })),
@@ -92,17 +96,24 @@ export const taxRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asyn
         applies_to: AppliesTo,
         minimum_amount: Type.Optional(MinimumAmount),
       }, { additionalProperties: false }),
-      response: { 201: One, ...failures(400, 401, 403) },
+      response: { 201: One, 200: Type.Object(One.properties, { description: 'the tax this Idempotency-Key already created' }), ...failures(400, 401, 403, 409) },
     },
   }, async (request, reply) => {
     const organizationId = organizationOf(request).id
-    const taxId = newId()
+    const key = request.headers['idempotency-key']
+    const taxId = key === undefined ? newId() : keyedTaxId(organizationId, key)
     const { name, description = '', percentage, type, is_active: isActive = true, applies_to: appliesTo, minimum_amount: minimumAmount = 0 } = request.body
-    await services.execute(taxAggregate, taxId, {
-      type: 'CreateTax', taxId, organizationId, isActive, now: services.clock.now().toISOString(),
-      fields: { name, description, percentage: decimalOf(percentage), type, appliesTo, minimumAmount: decimalOf(minimumAmount) },
-    }, commandContext(request))
-    return reply.code(201).send({ status: 'success', data: view(await load(organizationId, taxId)) })
+    const fields = { name, description, percentage: decimalOf(percentage), type, appliesTo, minimumAmount: decimalOf(minimumAmount) }
+    const command = { type: 'CreateTax' as const, taxId, organizationId, isActive, now: services.clock.now().toISOString(), fields }
+    let created = true
+    if (key === undefined) {
+      await services.execute(taxAggregate, taxId, command, commandContext(request))
+    } else {
+      const once = await createTaxOnce(services.commands, { ...command, idempotency: { key, requestHash: taxRequestHash(fields, isActive) } }, commandContext(request))
+      await services.settle(once.position)
+      created = once.created
+    }
+    return reply.code(created ? 201 : 200).send({ status: 'success', data: view(await load(organizationId, taxId)) })
   })
 
   app.patch('/taxes/:id', {

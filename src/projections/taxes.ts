@@ -24,7 +24,7 @@ export const taxesProjection = defineProjection({
     const docs = store.collection<TaxDoc>(collection)
     switch (event.type) {
       case 'TaxCreated': {
-        const { taxId, createdAt, ...fields } = event.data
+        const { taxId, createdAt, idempotency: _idempotency, ...fields } = event.data
         return applyAt(docs, taxId, position, () => ({ _id: taxId, ...fields, usageCount: 0, createdAt, updatedAt: createdAt }))
       }
       case 'TaxUpdated':

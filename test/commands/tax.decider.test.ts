@@ -10,9 +10,13 @@ const fields: TaxFields = { name: 'IVA', description: 'Impuesto al valor agregad
 const create = { type: 'CreateTax' as const, taxId: 't1', organizationId: 'o1', isActive: true, fields, now }
 const created: TaxCreated = { type: 'TaxCreated', data: { taxId: 't1', organizationId: 'o1', ...fields, isActive: true, createdAt: now } }
 
-t.test('a tax is created with its fields; percentages and minimums are checked', async (t) => {
+t.test('a tax is created with its fields (and its Key, which a repeat under it meets without a refusal); percentages and minimums are checked', async (t) => {
   tax.given().when(create).then(t, [created])
   tax.given(created).when(create).thenRefused(t, 'ALREADY_EXISTS')
+  const idempotency = { key: 'iva-2026', requestHash: 'h1' }
+  tax.given().when({ ...create, idempotency }).then(t, [{ ...created, data: { ...created.data, idempotency } }])
+  tax.given({ ...created, data: { ...created.data, idempotency } }).when({ ...create, idempotency }).thenNothing(t)
+  t.same(taxAggregate.evolve(taxAggregate.initialState(), { ...created, data: { ...created.data, idempotency } }).fields, fields, 'the Key is not a field of the tax')
   for (const percentage of ['-0.0001', '100.0001', '1.23456']) {
     tax.given().when({ ...create, fields: { ...fields, percentage } }).thenRefused(t, 'VALIDATION_ERROR', `percentage ${percentage} refused`)
   }
