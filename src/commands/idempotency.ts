@@ -4,6 +4,20 @@ import { createHash } from 'node:crypto'
 export const hashRequest = (fields: readonly unknown[]): string => createHash('sha256').update(JSON.stringify(fields)).digest('hex')
 
 /**
+ * A value in a canonical form: an object as its [key, value] pairs sorted by
+ * key, absent (undefined) fields left out, so the order the client wrote the
+ * keys in does not matter; arrays keep their order.
+ */
+export const canonical = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(canonical)
+  if (typeof value !== 'object' || value === null) return value
+  return Object.entries(value)
+    .filter(([, field]) => field !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, field]) => [key, canonical(field)])
+}
+
+/**
  * A creation under an idempotency key, whose id derives from the key so its
  * stream is created once: `earlier` answers what the key already created
  * (or refuses another request with it), else `create` runs. A creation that

@@ -8,7 +8,7 @@ import { deterministicId } from '../shared/ids.js'
 import { money } from '../shared/money.js'
 import type { Aggregate } from './decider.js'
 import type { CommandContext, CommandHandler } from './handler.js'
-import { createOnce, hashRequest } from './idempotency.js'
+import { canonical, createOnce, hashRequest } from './idempotency.js'
 
 export type ProfileCommand =
   | {
@@ -211,20 +211,6 @@ export const keyedProfileId = (organizationId: string, key: string): string => d
 
 /** Person fields that are amounts: compared as amounts ("4500000" and "4500000.00" are the same income). */
 const amountFields: ReadonlySet<string> = new Set(['monthlyIncome'])
-
-/**
- * A value in a canonical form: an object as its [key, value] pairs sorted by
- * key, absent (undefined) fields left out, so the order the client wrote the
- * keys in does not matter; arrays keep their order.
- */
-const canonical = (value: unknown): unknown => {
-  if (Array.isArray(value)) return value.map(canonical)
-  if (typeof value !== 'object' || value === null) return value
-  return Object.entries(value)
-    .filter(([, field]) => field !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([key, field]) => [key, canonical(field)])
-}
 
 /**
  * What makes two creations with one Key "the same": the profile type and the

@@ -1,9 +1,14 @@
+import type { RequestKey } from '../events/types.js'
 import type { WebhookConfiguration, WebhookEvent } from '../events/webhook.js'
 import { AppError } from '../shared/errors.js'
+import { deterministicId } from '../shared/ids.js'
 import type { Aggregate } from './decider.js'
+import type { CommandContext, CommandHandler } from './handler.js'
+import { createOnce } from './idempotency.js'
 
 export type WebhookCommand =
-  | { type: 'CreateWebhook'; webhookId: string; organizationId: string; configuration: WebhookConfiguration; now: string }
+  /** `idempotency`: the creator's `Idempotency-Key` (the id from `keyedWebhookId`) and its request's digest. */
+  | { type: 'CreateWebhook'; webhookId: string; organizationId: string; configuration: WebhookConfiguration; now: string; idempotency?: RequestKey }
   | { type: 'UpdateWebhook'; changes: Partial<WebhookConfiguration>; now: string }
   | { type: 'ArchiveWebhook'; now: string }
 
@@ -12,6 +17,8 @@ export interface WebhookState {
   webhookId: string
   organizationId: string
   configuration: WebhookConfiguration | null
+  /** The `Idempotency-Key` it was created with, and its request's digest; absent when it was created without one. */
+  idempotency?: RequestKey
 }
 
 const requireExisting = (state: WebhookState): WebhookConfiguration => {
@@ -26,9 +33,14 @@ export const webhookAggregate: Aggregate<WebhookCommand, WebhookEvent, WebhookSt
   decide(command, state) {
     switch (command.type) {
       case 'CreateWebhook':
-        if (state.status !== 'none') throw new AppError('ALREADY_EXISTS', 'webhook already exists')
+        if (state.status !== 'none') {
+          // A creation with a Key that lost a race to the same Key: the caller compares it with the webhook the first one made.
+          if (command.idempotency !== undefined) return []
+          throw new AppError('ALREADY_EXISTS', 'webhook already exists')
+        }
         return [{ type: 'WebhookCreated', data: {
           webhookId: command.webhookId, organizationId: command.organizationId, configuration: command.configuration, createdAt: command.now,
+          ...(command.idempotency === undefined ? {} : { idempotency: command.idempotency }),
         } }]
       case 'UpdateWebhook': {
         const current = requireExisting(state)
@@ -53,7 +65,10 @@ export const webhookAggregate: Aggregate<WebhookCommand, WebhookEvent, WebhookSt
   evolve(state, event) {
     switch (event.type) {
       case 'WebhookCreated':
-        return { status: 'active', webhookId: event.data.webhookId, organizationId: event.data.organizationId, configuration: event.data.configuration }
+        return {
+          status: 'active', webhookId: event.data.webhookId, organizationId: event.data.organizationId, configuration: event.data.configuration,
+          ...(event.data.idempotency === undefined ? {} : { idempotency: event.data.idempotency }),
+        }
       case 'WebhookUpdated':
         return { ...state, configuration: state.configuration === null ? null : { ...state.configuration, ...event.data.changes } }
       case 'WebhookArchived':
@@ -64,4 +79,29 @@ export const webhookAggregate: Aggregate<WebhookCommand, WebhookEvent, WebhookSt
       }
     }
   },
+}
+
+/** The id of the webhook an organization's `Idempotency-Key` names: one webhook per Key, whatever the concurrency. */
+export const keyedWebhookId = (organizationId: string, key: string): string => deterministicId('webhook', organizationId, key)
+
+/**
+ * A webhook creation under an `Idempotency-Key` (its id from
+ * `keyedWebhookId`): the first creates the webhook, the same request again
+ * gets it back (`created: false`) whatever it has become, another request
+ * with the Key is refused (409 `IDEMPOTENCY_KEY_REUSED`).
+ */
+export const createWebhookOnce = async (
+  commands: CommandHandler, command: Extract<WebhookCommand, { type: 'CreateWebhook' }> & { idempotency: RequestKey }, context: CommandContext,
+): Promise<{ created: boolean; position: number }> => {
+  const earlier = async () => {
+    const { state, position } = await commands.load(webhookAggregate, command.webhookId)
+    if (state.status === 'none') return null
+    if (state.idempotency?.requestHash !== command.idempotency.requestHash) {
+      throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was already used for a different webhook creation request', {
+        key: command.idempotency.key, webhookId: command.webhookId,
+      })
+    }
+    return { created: false, position }
+  }
+  return createOnce(earlier, () => commands.execute(webhookAggregate, command.webhookId, command, context), (result) => ({ created: true, position: result.position }))
 }

@@ -1,4 +1,4 @@
-import type { Event } from './types.js'
+import type { Event, RequestKey } from './types.js'
 
 /** The interface's webhook configuration fields (templates are Go text/template syntax, rendered at send time). */
 export interface WebhookConfiguration {
@@ -28,6 +28,8 @@ export type WebhookCreated = Event<'WebhookCreated', {
   organizationId: string
   configuration: WebhookConfiguration
   createdAt: string
+  /** The creator's `Idempotency-Key` and a keyed digest of its request (it may hold secrets); absent when it sent none. */
+  idempotency?: RequestKey
 }>
 /** Carries only the configuration fields that changed. */
 export type WebhookUpdated = Event<'WebhookUpdated', {

@@ -1,13 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { webhookAggregate } from '../commands/webhook.js'
+import { canonical } from '../commands/idempotency.js'
+import { createWebhookOnce, keyedWebhookId, webhookAggregate } from '../commands/webhook.js'
 import type { WebhookConfiguration } from '../events/webhook.js'
 import type { Services } from '../services.js'
 import { notFound } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
 import { configurationDefaults, resolveConfiguration } from '../webhooks/configuration.js'
 import { commandContext, organizationOf } from './context.js'
-import { failures, OrganizationHeaders, Pagination, pagination, PageQuery, Uuid } from './schemas.js'
+import { failures, IdempotencyKeyHeader, OrganizationHeaders, Pagination, pagination, PageQuery, Uuid } from './schemas.js'
 import { configurationFields, SendLog, sendLogView, Webhook, webhookView } from './webhookSchemas.js'
 
 const { tag, url, ...optionalFields } = configurationFields
@@ -30,20 +31,33 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     config: { organization: 'header', permissions: ['WriteWebhook'] },
     schema: {
       summary: 'Create a webhook (it fires only once a credit line links it)',
+      description: 'With an `Idempotency-Key` header the request can be sent again safely (a retry after a timeout): the first creates the webhook (201), ' +
+        'the same body again (in any key order) answers 200 with that webhook as it is now, another body with the Key 409 IDEMPOTENCY_KEY_REUSED; ' +
+        'concurrent duplicates create one webhook. Keys are per organization and kept for good. Without one, every request creates a webhook: ' +
+        'a retry would send every event twice once a line links both.',
       tags: ['Webhooks'],
-      headers: OrganizationHeaders,
+      headers: Type.Object({ ...OrganizationHeaders.properties, 'idempotency-key': IdempotencyKeyHeader }, { additionalProperties: true }),
       body: CreateBody,
-      response: { 201: One, ...failures(400, 401, 403) },
+      response: { 201: One, 200: Type.Object(One.properties, { description: 'the webhook this Idempotency-Key already created' }), ...failures(400, 401, 403, 409) },
     },
   }, async (request, reply) => {
     const organizationId = organizationOf(request).id
     const base: WebhookConfiguration = { ...configurationDefaults, tag: request.body.tag, url: request.body.url, signingSecret: null }
     const configuration = resolveConfiguration(base, request.body, services.dataKey)
-    const id = newId()
-    await services.execute(webhookAggregate, id, {
-      type: 'CreateWebhook', webhookId: id, organizationId, configuration, now: services.clock.now().toISOString(),
-    }, commandContext(request))
-    return reply.code(201).send({ status: 'success', data: webhookView(await load(organizationId, id)) })
+    const key = request.headers['idempotency-key']
+    const id = key === undefined ? newId() : keyedWebhookId(organizationId, key)
+    const command = { type: 'CreateWebhook' as const, webhookId: id, organizationId, configuration, now: services.clock.now().toISOString() }
+    let created = true
+    if (key === undefined) {
+      await services.execute(webhookAggregate, id, command, commandContext(request))
+    } else {
+      // Keyed (HMAC) rather than a plain hash: the body may carry a token endpoint's credentials or a signing secret.
+      const requestHash = services.dataKey.digest(JSON.stringify(canonical(request.body)))
+      const once = await createWebhookOnce(services.commands, { ...command, idempotency: { key, requestHash } }, commandContext(request))
+      await services.settle(once.position)
+      created = once.created
+    }
+    return reply.code(created ? 201 : 200).send({ status: 'success', data: webhookView(await load(organizationId, id)) })
   })
 
   app.get('/webhooks', {

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { errorCode } from '../shared/errors.js'
@@ -8,7 +8,12 @@ import { errorCode } from '../shared/errors.js'
  * go into events: AES-256-GCM with a key kept in DATA_DIR/keys/data.key.
  */
 export class DataKey {
-  private constructor(private readonly key: Buffer) {}
+  /** Derived, so the encryption key is never used for anything but encryption. */
+  private readonly digestKey: Buffer
+
+  private constructor(private readonly key: Buffer) {
+    this.digestKey = createHmac('sha256', key).update('credit-service request digest v1').digest()
+  }
 
   static load(dataDir: string): DataKey {
     const file = path.join(dataDir, 'keys', 'data.key')
@@ -21,6 +26,15 @@ export class DataKey {
     const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64')
     if (key.length !== 32) throw new Error(`${file} must hold 32 bytes in base64`)
     return new DataKey(key)
+  }
+
+  /**
+   * HMAC-SHA-256 of text that may hold secrets (a request with a token
+   * endpoint's password): recorded, it lets the service compare requests but
+   * lets nobody holding the log confirm a guessed secret without this key.
+   */
+  digest(text: string): string {
+    return createHmac('sha256', this.digestKey).update(text).digest('hex')
   }
 
   encrypt(plain: string): string {
