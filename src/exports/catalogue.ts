@@ -2,7 +2,7 @@ import { Type, type Static, type TSchema } from 'typebox'
 import { Value } from 'typebox/value'
 import type { ExportParameters } from '../events/export.js'
 import type { FieldError } from '../shared/errors.js'
-import { DECIMAL_PATTERN } from '../shared/money.js'
+import { MONEY_INPUT_PATTERN } from '../shared/money.js'
 import type { Permission } from '../shared/permissions.js'
 
 /** The interface's 19 export types: the discriminator of POST /exports. */
@@ -25,6 +25,13 @@ const CutOff = Type.Optional(Timestamp('the cut-off: the portfolio as it stood a
 const Uuid = Type.String({ format: 'uuid' })
 const Names = (description: string) => Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 50, uniqueItems: true, description })
 
+/**
+ * An amount bound of a filter, written as every amount a request carries is (MoneyInput of src/http/schemas.ts):
+ * a non-negative decimal string of at most 15 integer digits and 4 decimals.
+ */
+const AmountFilter = (description: string) =>
+  Type.String({ pattern: MONEY_INPUT_PATTERN, description: `${description}; decimal string, at most 15 integer digits and 4 decimals`, examples: ['1500000.00'] })
+
 /** `filters` of type `payments`: every field narrows the rows; absent fields do not filter. */
 export const PaymentFilters = Type.Object({
   status: Type.Optional(Names('payment order statuses (e.g. pending, completed, failed)')),
@@ -33,8 +40,8 @@ export const PaymentFilters = Type.Object({
   creditLineId: Type.Optional(Type.Array(Uuid, { minItems: 1, maxItems: 50, uniqueItems: true })),
   creditId: Type.Optional(Uuid),
   debtorId: Type.Optional(Uuid),
-  minAmount: Type.Optional(Type.String({ pattern: DECIMAL_PATTERN, description: 'decimal string, inclusive' })),
-  maxAmount: Type.Optional(Type.String({ pattern: DECIMAL_PATTERN, description: 'decimal string, inclusive' })),
+  minAmount: Type.Optional(AmountFilter('the smallest order amount, inclusive')),
+  maxAmount: Type.Optional(AmountFilter('the largest order amount, inclusive; not below minAmount')),
 }, { additionalProperties: false, description: 'payment filters' })
 
 /** A report column: `source.column`, as listed by GET /exports/sources?type=reports. */

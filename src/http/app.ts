@@ -3,7 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Services } from '../services.js'
 import { answerClientError } from './clientErrors.js'
-import { limitJsonDepth } from './jsonBody.js'
+import { limitJsonDepth, refuseTextBodies } from './jsonBody.js'
 import { authPlugin } from './plugins/auth.js'
 import { answerError, registerErrorHandling } from './plugins/errors.js'
 import { documentedFailuresPlugin } from './plugins/documentedFailures.js'
@@ -56,6 +56,7 @@ export const buildApp = async (services: Services): Promise<FastifyInstance> => 
   app.setValidatorCompiler(sharedValidatorCompiler)
   app.decorate('exportStreams', new StreamCounts(services.config.exportsSseMaxStreamsPerPrincipal))
   limitJsonDepth(app)
+  refuseTextBodies(app)
   app.addSchema(FailEnvelope)
   app.addSchema(ErrorEnvelope)
   registerErrorHandling(app)

@@ -13,6 +13,7 @@ import type { ExportJobDoc, ExportJobStatus } from '../projections/exports.js'
 import type { Services } from '../services.js'
 import { AppError, invalidFields, isAppError, notFound, type FieldError } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
+import { money } from '../shared/money.js'
 import type { Permission } from '../shared/permissions.js'
 import { commandContext, organizationOf, type OrganizationContext } from './context.js'
 import { expiredAtOf, exportJobView } from './exportViews.js'
@@ -95,6 +96,15 @@ const periodErrors = (body: ExportBody, part: Part): FieldError[] => {
   return [{ field: `${part}.after`, message: `must be earlier than ${part}.before (${before}): the period [after, before) would be empty` }]
 }
 
+/** An amount range given at both ends must hold an amount, as a period must hold an instant: both bounds are inclusive. */
+const amountRangeErrors = (body: ExportBody, part: Part): FieldError[] => {
+  const filters = body.type === 'payments' ? body.filters : undefined
+  const min = filters?.minAmount
+  const max = filters?.maxAmount
+  if (min === undefined || max === undefined || money(min).lessThanOrEqualTo(max)) return []
+  return [{ field: `${part}.filters.minAmount`, message: `must not be greater than ${part}.filters.maxAmount (${max}): no amount would match` }]
+}
+
 /**
  * A type showing credits as they stood at `before` would count arrears to a
  * day that has not come and fold in no payment the debtor may yet make: a
@@ -121,7 +131,7 @@ const requireRunnerAccepts = (body: ExportBody): void => {
 
 /** Report columns and filter keys must name columns of the registered sources; the data set checks what else its body must satisfy. */
 const checkBody = (services: Services, dataSet: DataSet, body: ExportBody, part: Part, requestedAt: string): void => {
-  const errors: FieldError[] = [...periodErrors(body, part), ...futureEndErrors(body, part, requestedAt)]
+  const errors: FieldError[] = [...periodErrors(body, part), ...amountRangeErrors(body, part), ...futureEndErrors(body, part, requestedAt)]
   if (body.type === 'reports') {
     body.columns.forEach((column, i) => {
       if (services.exports.sources.column(column) === null) errors.push({ field: `${part}.columns.${i}`, message: `unknown column ${column} (see GET /v1/exports/sources?type=reports)` })

@@ -28,3 +28,14 @@ export const limitJsonDepth = (app: FastifyInstance): void => {
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parse)
 }
+
+/**
+ * fastify parses text/plain bodies by default (into a string), so a JSON body sent as text/plain reached the route's
+ * schema and answered 400 `body must be object`, while every other type no parser takes answers 415. No route takes
+ * text: the OAuth routes add their own form parser, the upload routes take any type as bytes in their own scope, and
+ * the export routes answer BIND_ERROR to any type but JSON. Without the parser, text/plain answers 415
+ * UNSUPPORTED_MEDIA_TYPE like the others.
+ */
+export const refuseTextBodies = (app: FastifyInstance): void => {
+  app.removeContentTypeParser('text/plain')
+}

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyContextConfig, FastifyRequest } from 'fastify'
-import { Type } from 'typebox'
+import { Type, type Static } from 'typebox'
 import { createProfileOnce, keyedProfileId, profileAggregate, profileCopyRequestHash, profileRequestHash, type ProfileCommand } from '../commands/profile.js'
 import type { LegalPerson, NaturalPerson, ProfileType } from '../events/profile.js'
 import { canViewProfile, type ProfileDoc } from '../projections/profiles.js'
@@ -18,6 +18,21 @@ const IdParams = Type.Object({ id: Uuid })
 const ExpandValue = Type.String({ pattern: '^(entity|natural|legal|city)(,(entity|natural|legal|city))*$' })
 
 const typeNames: Record<1 | 2, ProfileType> = { 1: 'natural', 2: 'legal' }
+
+const NaturalProfileBody = Type.Object({ type: Type.Literal('natural'), natural: NaturalInput }, { additionalProperties: false, title: 'natural' })
+const LegalProfileBody = Type.Object({ type: Type.Literal('legal'), legal: LegalInput }, { additionalProperties: false, title: 'legal' })
+
+/**
+ * POST /profiles: a oneOf discriminated by `type`, as POST /exports' body, so a body is checked only against the
+ * shape its type names (a bad natural field is reported alone, not beside the legal shape's `body.legal is
+ * required`), and a missing or unknown type is one error on `body.type`.
+ */
+const CreateProfileBody = Type.Unsafe<Static<typeof NaturalProfileBody> | Static<typeof LegalProfileBody>>({
+  type: 'object',
+  oneOf: [NaturalProfileBody, LegalProfileBody],
+  discriminator: { propertyName: 'type' },
+  description: 'discriminated by `type`: `natural` with `natural`, or `legal` with `legal`',
+})
 
 const reads: FastifyContextConfig = { organization: 'config-header', permissions: ['ReadProfile'] }
 const writes: FastifyContextConfig = { organization: 'config-header', permissions: ['WriteProfile'] }
@@ -137,10 +152,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         ...ConfigOrganizationHeaders.properties,
         'idempotency-key': IdempotencyKeyHeader,
       }, { additionalProperties: true }),
-      body: Type.Union([
-        Type.Object({ type: Type.Literal('natural'), natural: NaturalInput }, { additionalProperties: false }),
-        Type.Object({ type: Type.Literal('legal'), legal: LegalInput }, { additionalProperties: false }),
-      ]),
+      body: CreateProfileBody,
       response: { 201: ProfileEnvelope, 200: Type.Object(ProfileEnvelope.properties, { description: 'the profile this Idempotency-Key already created' }), ...failures(400, 401, 403, 409) },
     },
   }, async (request, reply) => {

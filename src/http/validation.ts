@@ -83,6 +83,11 @@ const compilers = {
 /** A number as text: digits, an optional fraction and exponent. */
 const DECIMAL_TEXT = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/
 
+/** An integer as text: digits alone, signed as a number may be (`1e2`, `1.` and `1.0` are numbers written as decimals, not integers). */
+const INTEGER_TEXT = /^[+-]?\d+$/
+
+const textPatterns: Record<NumericType, RegExp> = { integer: INTEGER_TEXT, number: DECIMAL_TEXT }
+
 /** The top-level properties of a text part's schema that hold a number (or a list of numbers), with the type named. */
 const numericProperties = (schema: object): Array<[string, NumericType]> => {
   const properties: unknown = 'properties' in schema ? schema.properties : undefined
@@ -99,16 +104,17 @@ const numericProperties = (schema: object): Array<[string, NumericType]> => {
 type TextValidator = ReturnType<FastifySchemaCompiler<object>>
 
 /**
- * ajv coerces any text JavaScript's `Number` reads: " " to 0, "0x10" to 16.
- * A text part's numbers must be written as decimals, or the value is refused
- * as the wrong type, as ajv refuses "abc".
+ * ajv coerces any text JavaScript's `Number` reads: " " to 0, "0x10" to 16,
+ * and takes "1e2" and "1." as integers. A text part's numbers must be written
+ * as decimals, and its integers as digits alone, or the value is refused as
+ * the wrong type, as ajv refuses "abc".
  */
 const withDecimalText = (validate: ValidateFunction, numeric: ReadonlyArray<[string, NumericType]>): TextValidator => {
   const checked: TextValidator = (data: unknown) => {
     const misspelt: ErrorObject[] = typeof data !== 'object' || data === null ? [] : numeric.flatMap(([name, type]): ErrorObject[] => {
       const value: unknown = Object.getOwnPropertyDescriptor(data, name)?.value
       const texts: unknown[] = Array.isArray(value) ? value : [value]
-      return texts.some((text) => typeof text === 'string' && !DECIMAL_TEXT.test(text))
+      return texts.some((text) => typeof text === 'string' && !textPatterns[type].test(text))
         ? [{ instancePath: `/${name}`, schemaPath: `#/properties/${name}/type`, keyword: 'type', params: { type }, message: `must be ${type}` }]
         : []
     })

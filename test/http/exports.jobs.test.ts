@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { ExportType } from '../../src/exports/catalogue.js'
+import { exportTypes, type ExportType } from '../../src/exports/catalogue.js'
 import { ManualClock } from '../../src/shared/clock.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 import {
@@ -130,6 +130,21 @@ t.test('a body of the wrong shape answers 400 BIND_ERROR', async (t) => {
   t.same(cases[14]?.[1].json().data.errors, [{ field: 'body.after', message: 'must be earlier than body.before (2026-01-31T19:00:00-05:00): the period [after, before) would be empty' }])
   t.same(await svc.runtime.queries.exportJobs.list({ organizationId: svc.organizationId, types: ['receivables', 'payments', 'csv-a', 'reports'], offset: 0, limit: 10 }),
     { items: [], total: 0 }, 'no job was created')
+})
+
+t.test('an unknown or missing export type is one error on body.type, naming the types', async (t) => {
+  const { svc } = await setup(t)
+  const types = exportTypes.join(', ')
+  for (const [body, errors] of [
+    [{ type: 'everything' }, [{ field: 'body.type', message: `must be one of ${types}` }]],
+    [{ type: 7, after: '2026-01-01T00:00:00Z' }, [{ field: 'body.type', message: `must be one of ${types}` }]],
+    [{ after: '2026-01-01T00:00:00Z' }, [{ field: 'body.type', message: 'is required' }]],
+  ] as const) {
+    const response = await postExport(svc, body)
+    t.equal(response.statusCode, 400, JSON.stringify(body))
+    t.same([response.json().data.code, response.json().data.errors], ['BIND_ERROR', errors], JSON.stringify(body))
+  }
+  t.same(await svc.runtime.queries.exportJobs.list({ organizationId: svc.organizationId, types: [...exportTypes], offset: 0, limit: 10 }), { items: [], total: 0 })
 })
 
 t.test('a type without a data set in this version answers 501 EXPORT_TYPE_UNAVAILABLE', async (t) => {

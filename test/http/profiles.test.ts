@@ -88,6 +88,59 @@ t.test('profile bodies are validated field by field', async (t) => {
   t.equal((await api.list(svc.adminToken)).json().meta.total, 0, 'nothing was created')
 })
 
+t.test('a bad field of one person type reports errors of that type only; a missing or unknown type is one error on body.type', async (t) => {
+  const svc = await createTestApp(t)
+  const api = profilesApi(svc, svc.organizationId)
+  const errorsOf = async (payload: unknown) => {
+    const head = await svc.runtime.eventStore.headPosition()
+    const response = await api.create(svc.adminToken, payload as object)
+    t.equal(response.statusCode, 400, JSON.stringify(payload).slice(0, 80))
+    t.equal(await svc.runtime.eventStore.headPosition(), head, 'nothing appended')
+    const body = response.json() as { data: { code: string; message: string; errors: Array<{ field: string; message: string }> } }
+    t.equal(body.data.code, 'VALIDATION_ERROR')
+    t.equal(body.data.message, body.data.errors.map((e) => `${e.field} ${e.message}`).join('; '), 'the message lists the same errors')
+    return body.data.errors
+  }
+  t.same(await errorsOf({ type: 'natural', natural: { ...ana, email: 'not-an-email' } }),
+    [{ field: 'body.natural.email', message: 'must match format "email"' }], 'a bad natural field alone: no body.legal, no anyOf')
+  t.same(await errorsOf({ type: 'legal', legal: { ...andes, email: 'not-an-email' } }),
+    [{ field: 'body.legal.email', message: 'must match format "email"' }], 'and a bad legal field alone')
+  t.same([...new Set((await errorsOf({ type: 'natural', natural: { ...ana, firstName: '' } })).map((e) => e.field))], ['body.natural.firstName'],
+    'an empty first name (the audit\'s case) names the first name only')
+  const lastNameMissing = await errorsOf({ type: 'natural', natural: { firstName: 'Ana', documentType: 'CC', documentNumber: '1020304050' } })
+  t.same(lastNameMissing, [{ field: 'body.natural.lastName', message: 'is required' }])
+  t.same(await errorsOf({ type: 'legal', legal: { documentType: 'NIT', documentNumber: '900123456' } }),
+    [{ field: 'body.legal.businessName', message: 'is required' }])
+  t.same(await errorsOf({ type: 'natural', natural: ana, legal: andes }), [{ field: 'body.legal', message: 'is not an allowed field' }],
+    'the other sub-object is refused as a field the type does not take')
+  t.same(await errorsOf({ type: 'natural', legal: andes }),
+    [{ field: 'body.natural', message: 'is required' }, { field: 'body.legal', message: 'is not an allowed field' }], 'the type decides which sub-object is required')
+  t.same(await errorsOf({ type: 'legal', natural: ana }),
+    [{ field: 'body.legal', message: 'is required' }, { field: 'body.natural', message: 'is not an allowed field' }])
+
+  for (const [payload, why] of [[{ natural: ana }, 'no type'], [{}, 'an empty body']] as const) {
+    t.same(await errorsOf(payload), [{ field: 'body.type', message: 'is required' }], why)
+  }
+  for (const type of ['robot', 'Natural', '', 1, null, true, ['natural'], { natural: true }]) {
+    t.same(await errorsOf({ type, natural: ana }), [{ field: 'body.type', message: 'must be one of natural, legal' }], `type ${JSON.stringify(type)}`)
+  }
+  t.same(await errorsOf([]), [{ field: 'body', message: 'must be object' }], 'a body that is no object says so')
+  t.equal((await api.list(svc.adminToken)).json().meta.total, 0, 'nothing was created')
+})
+
+t.test('the OpenAPI document describes the creation body as a oneOf discriminated by type', async (t) => {
+  const svc = await createTestApp(t)
+  const doc = (await svc.call({ method: 'GET', url: '/v1/openapi.json' })).json()
+  const schema = doc.paths['/v1/profiles'].post.requestBody.content['application/json'].schema
+  t.match(schema, { type: 'object', discriminator: { propertyName: 'type' } })
+  t.notOk('anyOf' in schema)
+  t.same(schema.oneOf.map((branch: { properties: Record<string, unknown>; required: string[]; additionalProperties: boolean }) =>
+    [Object.keys(branch.properties), branch.required, branch.additionalProperties]), [[['type', 'natural'], ['type', 'natural'], false], [['type', 'legal'], ['type', 'legal'], false]])
+  t.match(schema.oneOf[0].properties.type, { enum: ['natural'] })
+  t.match(schema.oneOf[1].properties.type, { enum: ['legal'] })
+  t.match(schema.oneOf[0].properties.natural.required, ['firstName', 'lastName', 'documentType', 'documentNumber'])
+})
+
 t.test('GET /profiles: both organization headers are required and the permission ReadProfile', async (t) => {
   const svc = await createTestApp(t)
   const only = await svc.call({ method: 'GET', url: '/v1/profiles', token: svc.adminToken, organizationId: svc.organizationId })

@@ -53,11 +53,13 @@ t.test('a number beyond a double, or a leap second, is refused by validation rat
     const response = await svc.call({ method: 'GET', url, token: svc.adminToken, organizationId: svc.organizationId })
     return { status: response.statusCode, body: response.json() }
   }
-  for (const page of ['1e999', '9'.repeat(400), String(2 ** 53)]) {
+  for (const page of ['9'.repeat(400), String(2 ** 53)]) {
     const { status, body } = await query(`/v1/organizations?page=${page}`)
     t.equal(status, 400, `page=${page.slice(0, 20)}`)
     t.same(body.data.errors, [{ field: 'querystring.page', message: `must be <= ${Number.MAX_SAFE_INTEGER}` }])
   }
+  t.same((await query('/v1/organizations?page=1e999')).body.data.errors, [{ field: 'querystring.page', message: 'must be integer' }],
+    'an exponent is no integer, however large')
   t.equal((await query(`/v1/organizations?page=${Number.MAX_SAFE_INTEGER}`)).status, 200, 'the largest safe integer is still a page')
   const leap = await query('/v1/exports?requestedFrom=2016-12-31T23:59:60Z')
   t.equal(leap.status, 400)
@@ -85,8 +87,36 @@ t.test('a number in a query is written as a decimal: spaces, hexadecimal and oth
     t.equal(response.statusCode, 400, `page=${value}`)
     t.same(response.json().data.errors, [{ field: 'querystring.page', message: 'must be integer' }], `page=${value}`)
   }
-  for (const value of ['1', '%2B1', '1.0', '1e0']) t.equal((await page(value)).statusCode, 200, `page=${value} is a decimal`)
+  for (const value of ['1', '%2B1', '01']) t.equal((await page(value)).statusCode, 200, `page=${value} is written as an integer`)
+  for (const value of ['1.0', '1e0']) {
+    t.same((await page(value)).json().data.errors, [{ field: 'querystring.page', message: 'must be integer' }], `page=${value} is a decimal, not an integer`)
+  }
   t.equal((await page('')).statusCode, 400, 'an empty page is refused, as before')
+})
+
+t.test('an integer in a query is digits alone: an exponent, a trailing dot or a fraction is refused as the wrong type on every route', async (t) => {
+  const svc = await createTestApp(t)
+  const get = (url: string) => svc.call({ method: 'GET', url, token: svc.adminToken, organizationId: svc.organizationId })
+  const someCredit = '00000000-0000-4000-8000-000000000001'
+  const cases: Array<[string, string]> = [
+    ['/v1/credits?page=', 'page'], ['/v1/credits?limit=', 'limit'], ['/v1/creditor/credit-limits?offset=', 'offset'],
+    ['/v1/creditor/credit-limits?limit=', 'limit'], [`/v1/credits/${someCredit}/events?from=`, 'from'], ['/v1/exports?page=', 'page'],
+    ['/v1/organizations?page=', 'page'],
+  ]
+  for (const [url, name] of cases) {
+    for (const value of ['1e2', '1E2', '1.', '1.0', '.5', '1e0', '1e9', '2.5', '%2B1e1']) {
+      const response = await get(`${url}${value}`)
+      t.equal(response.statusCode, 400, `${url}${value}`)
+      t.same(response.json().data, { code: 'VALIDATION_ERROR', message: `querystring.${name} must be integer`, errors: [{ field: `querystring.${name}`, message: 'must be integer' }] },
+        `${url}${value}`)
+    }
+    for (const value of ['1', '%2B1', '001', '10']) {
+      const response = await get(`${url}${value}`)
+      t.not(response.statusCode, 400, `${url}${value} is an integer`)
+    }
+  }
+  t.equal((await get(`/v1/credits/${someCredit}/events?from=100`)).statusCode, 404, 'a well-written integer reaches the route (which does not know the credit)')
+  t.same((await get('/v1/credits?page=010')).json().pagination.current_page, 10, 'leading zeros are still read as decimal digits')
 })
 
 t.test('an unexpected failure answers 500 without internals', async (t) => {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { withFiniteNumbers } from '../../src/http/validation.js'
+import { validatorCompiler, withFiniteNumbers } from '../../src/http/validation.js'
 
 t.test('request schemas get finite numbers and safe integers, keeping the bounds they have and leaving the original alone', async (t) => {
   const schema = {
@@ -24,4 +24,34 @@ t.test('request schemas get finite numbers and safe integers, keeping the bounds
     },
   })
   t.same(schema, before, 'the route\'s schema (also used for OpenAPI) is not changed')
+})
+
+t.test('a query\'s integers are digits alone while its numbers stay decimals, exponents included', async (t) => {
+  const validate = validatorCompiler({
+    schema: {
+      type: 'object',
+      properties: { count: { type: 'integer' }, ratio: { type: 'number' }, ids: { type: 'array', items: { type: 'integer' } } },
+      additionalProperties: false,
+    },
+    method: 'GET', url: '/x', httpPart: 'querystring',
+  })
+  const check = (query: Record<string, unknown>) => {
+    const data = structuredClone(query)
+    const valid = validate(data)
+    return { valid, data, errors: (validate as unknown as { errors: Array<{ instancePath: string; message: string }> | null }).errors }
+  }
+  for (const count of ['1e2', '1.', '1.0', '.5', '1E0', '1e+2', ' 1', '0x10', '1_0', '']) {
+    const { valid, errors } = check({ count })
+    t.equal(valid, false, `count=${JSON.stringify(count)}`)
+    t.same(errors?.map((e) => [e.instancePath, e.message]), [['/count', 'must be integer']], `count=${JSON.stringify(count)}`)
+  }
+  for (const [count, value] of [['12', 12], ['+12', 12], ['-3', -3], ['007', 7]] as const) {
+    t.same(check({ count }), { valid: true, data: { count: value }, errors: null }, `count=${count}`)
+  }
+  t.equal(check({ ids: ['1', '2e1'] }).valid, false, 'each item of a list of integers is checked')
+  t.same(check({ ids: ['1', '20'] }).data, { ids: [1, 20] })
+  for (const [ratio, value] of [['1e2', 100], ['1.', 1], ['.5', 0.5], ['-1.5e-1', -0.15], ['+2', 2]] as const) {
+    t.same(check({ ratio }), { valid: true, data: { ratio: value }, errors: null }, `ratio=${ratio} is a decimal number`)
+  }
+  t.equal(check({ ratio: '0x10' }).valid, false, 'a number is still a decimal')
 })

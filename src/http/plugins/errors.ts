@@ -43,12 +43,51 @@ const messageOf = (issue: AjvIssue): string => {
   return readable ?? issue.message ?? issue.keyword
 }
 
-/** The field errors of a part's validation issues, its fields named under `context` (`querystring`, or a name a route gives the part). */
-export const fieldErrorsOf = (issues: readonly AjvIssue[], context: string | undefined): FieldError[] =>
-  withoutNullBranches(issues).map((issue) => ({ field: fieldOf(context, issue), message: messageOf(issue) }))
+/** The node of `root` a JSON pointer such as ajv's `schemaPath` (`#/properties/a/discriminator`) names, or undefined. */
+const schemaAt = (root: unknown, pointer: string): unknown =>
+  pointer.replace(/^#/, '').split('/').filter(Boolean).map((key) => key.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce<unknown>((node, key) => (typeof node === 'object' && node !== null ? Reflect.get(node, key) : undefined), root)
+
+/** The values a discriminated oneOf's tag takes: each branch's `const` (or `enum`) of that property. */
+const tagValuesOf = (schema: unknown, tag: string): string[] => {
+  const branches = schemaAt(schema, '#/oneOf')
+  if (!Array.isArray(branches)) return []
+  return branches.flatMap((branch): unknown[] => {
+    const property = schemaAt(branch, `#/properties/${tag.replace(/~/g, '~0').replace(/\//g, '~1')}`)
+    const constant = schemaAt(property, '#/const')
+    const values = schemaAt(property, '#/enum')
+    return constant !== undefined ? [constant] : Array.isArray(values) ? values : []
+  }).filter((value): value is string => typeof value === 'string')
+}
+
+/**
+ * A oneOf discriminated by a tag (ajv's `discriminator`: POST /exports, POST /profiles) checks only the branch its
+ * tag names; when the tag is missing or names no branch ajv reports `tag "type" must be string` or `value of tag
+ * "type" must be in oneOf` on the object. Said instead on the tag itself: `body.type is required`, or `body.type
+ * must be one of natural, legal` (the values read from the part's schema, when given).
+ */
+const discriminatorError = (context: string | undefined, issue: AjvIssue, schema: unknown): FieldError | null => {
+  const tag = issue.params['tag']
+  if (issue.keyword !== 'discriminator' || typeof tag !== 'string') return null
+  const field = `${fieldOf(context, issue)}.${tag}`
+  if (issue.params['tagValue'] === undefined) return { field, message: 'is required' }
+  const values = tagValuesOf(schemaAt(schema, (issue.schemaPath ?? '').replace(/\/discriminator$/, '')), tag)
+  return { field, message: values.length > 0 ? `must be one of ${values.join(', ')}` : messageOf(issue) }
+}
+
+/**
+ * The field errors of a part's validation issues, its fields named under `context` (`querystring`, or a name a route gives the part);
+ * `schema`, the part's schema, names the values a discriminated oneOf's tag takes.
+ */
+export const fieldErrorsOf = (issues: readonly AjvIssue[], context: string | undefined, schema?: unknown): FieldError[] =>
+  withoutNullBranches(issues).map((issue) => discriminatorError(context, issue, schema) ?? { field: fieldOf(context, issue), message: messageOf(issue) })
+
+/** The route's schema of a request part (`body`, `querystring`, `params`, `headers`). */
+const partSchema = (request: FastifyRequest, part: string | undefined): unknown =>
+  part === undefined ? undefined : Reflect.get(request.routeOptions.schema ?? {}, part)
 
 export const validationFailure = (error: FastifyError, request: FastifyRequest): AppError => {
-  const errors = fieldErrorsOf(error.validation ?? [], error.validationContext)
+  const errors = fieldErrorsOf(error.validation ?? [], error.validationContext, partSchema(request, error.validationContext))
   const code = request.routeOptions.config.validationCode ?? 'VALIDATION_ERROR'
   return new AppError(code, errors.map((e) => `${e.field} ${e.message}`).join('; ') || error.message, { errors })
 }
