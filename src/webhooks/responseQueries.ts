@@ -1,5 +1,6 @@
 import { JSONPath } from 'jsonpath-plus'
 import { errorMessage } from '../shared/errors.js'
+import { filterProblem, jsonPathMatches } from './jsonPath.js'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/jsonDepth.js'
 
 /**
@@ -20,8 +21,8 @@ export interface QueryResults {
 }
 
 /**
- * `responseQueries`: name → JSONPath (jsonpath-plus, safe evaluation: filters
- * cannot call JavaScript) over the destination's JSON response. A query with
+ * `responseQueries`: name → JSONPath (jsonpath-plus; filters only compare and
+ * combine the document's values, see `jsonPath.ts`) over the destination's JSON response. A query with
  * no match gives null, one match its value, several matches the list of them;
  * a result over MAX_QUERY_RESULT_BYTES, or beyond MAX_QUERY_RESULTS_BYTES with
  * the results before it, is null and named in `cut`.
@@ -80,7 +81,7 @@ const jsonBytesUpTo = (value: unknown, limit: number): number | null => {
 
 const query = (path: string, json: unknown): unknown => {
   try {
-    const matches = JSONPath({ path, json: json as object, wrap: true, eval: 'safe' }) as unknown[]
+    const matches = jsonPathMatches(path, json)
     return matches.length === 0 ? null : matches.length === 1 ? matches[0] : matches
   } catch {
     return null
@@ -113,9 +114,10 @@ export const jsonPathProblem = (path: string): string | null => {
   if (/\.\.\.|\[\]|\.\s*$|(?<!\.)\.\[/.test(path)) return 'is not a valid JSONPath expression'
   try {
     JSONPath.toPathArray(path)
-    JSONPath({ path, json: { probe: [{ probe: 1 }] }, wrap: true, eval: 'safe' })
+    jsonPathMatches(path, { probe: [{ probe: 1 }] })
   } catch (error) {
     return `is not a valid JSONPath expression (${errorMessage(error)})`
   }
-  return null
+  const filter = filterProblem(path)
+  return filter === null ? null : `is refused: ${filter}`
 }

@@ -1,4 +1,4 @@
-import { JSONPath } from 'jsonpath-plus'
+import { jsonPathMatches } from './jsonPath.js'
 import type { SendError } from '../events/webhookSend.js'
 import type { IncomingResponse } from './http.js'
 
@@ -22,7 +22,14 @@ export const DEFAULT_TOKEN_KEY = 'access_token'
 export const DEFAULT_AUTH_HEADER = 'Authorization'
 
 const atPath = (json: unknown, path: string): unknown => {
-  if (path.startsWith('$')) return (JSONPath({ path, json: json as object, wrap: true, eval: 'safe' }) as unknown[])[0]
+  if (path.startsWith('$')) {
+    // A filter can fail on the answer's values (`@.a.b` where `a` is missing): no token, as for a path matching nothing.
+    try {
+      return jsonPathMatches(path, json)[0]
+    } catch {
+      return undefined
+    }
+  }
   let value = json
   for (const part of path.split('.')) {
     if (value === null || typeof value !== 'object' || !Object.hasOwn(value, part)) return undefined
