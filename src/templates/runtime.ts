@@ -19,7 +19,16 @@ export interface RenderLimits {
   maxOutput: number
   /** Range iterations, function calls and the work inside them (see Meter) in one render. */
   maxSteps: number
+  /**
+   * Wall-clock time of one render, in milliseconds: a backstop for work the
+   * steps underprice (a render within its steps takes a few milliseconds),
+   * since every tenant's renders share one event loop.
+   */
+  maxMillis: number
 }
+
+/** Steps between two looks at the clock: about 50 µs of plain steps. */
+const STEPS_PER_CLOCK_CHECK = 10_000
 
 /**
  * What a range walks, by position, read as the loop goes rather than copied
@@ -51,13 +60,17 @@ export class RenderRuntime implements Meter {
   private built = 0
   /** The site of the call or output in progress (-1 before any): where its budget errors are reported. */
   private current = -1
+  private nextClockCheck = STEPS_PER_CLOCK_CHECK
+  private readonly deadline: number
 
   constructor(
     private readonly literals: readonly unknown[],
     private readonly sites: readonly Site[],
     private readonly env: RenderEnvironment,
     private readonly limits: RenderLimits,
-  ) {}
+  ) {
+    this.deadline = performance.now() + limits.maxMillis
+  }
 
   private site(index: number): Site {
     const site = this.sites[index]
@@ -117,6 +130,10 @@ export class RenderRuntime implements Meter {
   step(site: number, count = 1): void {
     this.steps += count
     if (this.steps > this.limits.maxSteps) this.fail(site, `render exceeds ${this.limits.maxSteps} steps`)
+    if (this.steps >= this.nextClockCheck) {
+      this.nextClockCheck = this.steps + STEPS_PER_CLOCK_CHECK
+      if (performance.now() > this.deadline) this.fail(site, `render exceeds ${this.limits.maxMillis} ms`)
+    }
   }
 
   /** `base.A.B`: own fields of data objects only; a missing key is nil, a field of nil an error. */

@@ -336,6 +336,28 @@ t.test('calls that parse decimals or times cost several steps, and multiplying l
   t.throws(() => render(`{{ gt "1.${'0'.repeat(4095)}" 0 }}`), /incompatible types for comparison: string and int/, 'a longer one is text')
 })
 
+t.test('a Go layout pays for each of its characters and title for each of the text\'s: a long one fails at once, a normal one stays cheap', async (t) => {
+  const layout = '{{ $l := repeat 20000 "2006-01-02T15:04:05.000Z07:00 " }}'
+  t.throws(() => render(`${layout}{{ $d := date $l now }}`), /render exceeds 1000000 steps/, 'a 620,000-character layout')
+  t.throws(() => render(`${layout}{{ $d := dateInZone $l now "America/Bogota" }}`), /render exceeds 1000000 steps/)
+  t.throws(() => render('{{ $s := repeat 30000 "abcde fghi" }}{{ $u := title $s }}'), /render exceeds 1000000 steps/, 'title over 300,000 characters')
+  t.equal(render('{{ range 1000 }}{{ $d := date "2006-01-02 15:04" now }}{{ end }}{{ date "2006-01-02" now }}'), '2026-01-15', 'a thousand dates with a short layout fit')
+  t.equal(render('{{ title "ana maría de la cruz" }}'), 'Ana María De La Cruz')
+})
+
+t.test('a render has a wall-clock bound besides its steps, looked at every ten thousand steps', async (t) => {
+  // A deadline already past at the start: what the clock says decides nothing but whether the render looked.
+  t.throws(() => renderWithin('{{ range 50000 }}{{ end }}', { maxMillis: -1 }), /render exceeds -1 ms/)
+  t.equal(renderWithin('{{ range 9999 }}{{ end }}done', { maxMillis: -1 }), 'done', 'a render under ten thousand steps never looks')
+})
+
+t.test('the compiled-template cache is bounded by the heap its templates take, not only by their number', async (t) => {
+  const big = (i: number) => `${i} ${'x'.repeat(64 * 1024)}`
+  for (let i = 0; i < 80; i++) compileTemplate(big(i))
+  t.ok(compiledTemplateCount() <= 64, `at most 64 templates of 64 KiB are kept (${compiledTemplateCount()})`)
+  t.equal(compileTemplate(big(79)).render(credit(), env).length, 64 * 1024 + 3, 'the latest is kept and renders')
+})
+
 t.test('a JavaScript error while rendering (a stack overflow) is the template\'s execution error, with where it happened', async (t) => {
   t.throws(() => render('{{ $x := list }}{{ range 100000 }}{{ $x = list $x }}{{ end }}{{ toJson $x }}'),
     { name: 'TemplateExecutionError', message: /^1:65: render failed: RangeError: Maximum call stack size exceeded/ })
