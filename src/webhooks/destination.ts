@@ -18,21 +18,35 @@ export class DestinationError extends Error {
   }
 }
 
-/** Only global unicast addresses are public; IPv4-mapped IPv6 is judged as IPv4. */
+/**
+ * Only global unicast addresses are public; IPv4-mapped IPv6 is judged as
+ * IPv4. An IPv6 address must also lie in 2000::/3, the global unicast block:
+ * ipaddr.js calls whatever no special range names `unicast`, the deprecated
+ * IPv4-compatible `::a.b.c.d` (`::127.0.0.1`) among them.
+ */
 export const isPublicAddress = (address: string): boolean => {
   if (!ipaddr.isValid(address)) return false
   let parsed = ipaddr.parse(address)
-  if (parsed.kind() === 'ipv6' && parsed instanceof ipaddr.IPv6 && parsed.isIPv4MappedAddress()) parsed = parsed.toIPv4Address()
+  if (parsed instanceof ipaddr.IPv6) {
+    if (parsed.isIPv4MappedAddress()) parsed = parsed.toIPv4Address()
+    else if (!inGlobalUnicastBlock(parsed)) return false
+  }
   return parsed.range() === 'unicast'
 }
 
-const refuse = (host: string, address: string) =>
-  new DestinationError('DESTINATION_REFUSED', `${host} resolves to ${address}, a loopback, private, link-local or metadata address`)
+const inGlobalUnicastBlock = (address: ipaddr.IPv6): boolean => {
+  const [first = 0] = address.parts
+  return first >= 0x2000 && first <= 0x3fff
+}
+
+// The address is left out: a tenant would otherwise learn what the service's internal names resolve to.
+const refuse = (host: string) =>
+  new DestinationError('DESTINATION_REFUSED', `${host} is not a public address: loopback, private, link-local, metadata and reserved addresses are refused`)
 
 const checkAddresses = (host: string, addresses: readonly string[], allowPrivate: boolean): void => {
   if (allowPrivate) return
   const blocked = addresses.find((address) => !isPublicAddress(address))
-  if (blocked !== undefined) throw refuse(host, blocked)
+  if (blocked !== undefined) throw refuse(host)
 }
 
 const hostOf = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, '$1')
@@ -71,7 +85,8 @@ const checkedLookup = (allowPrivate: boolean) => (hostname: string, options: Loo
     try {
       checkAddresses(hostname, addresses.map((a) => a.address), allowPrivate)
     } catch (refusal) {
-      return callback(Object.assign(refusal instanceof Error ? refusal : new Error(String(refusal)), { code: 'EDESTINATIONREFUSED' }), [])
+      // A new error for undici to carry: the refusal's own `code` stays DESTINATION_REFUSED, which the send records.
+      return callback(Object.assign(new Error(errorMessage(refusal), { cause: refusal }), { code: 'EDESTINATIONREFUSED' }), [])
     }
     if (options.all === true) return callback(null, addresses)
     const [first] = addresses
