@@ -101,7 +101,7 @@ t.test('reports over HTTP: sources, dry runs that count what the job writes, and
 
 t.test('blobs: 404 until made; then the portfolio at the end of the day and of the month, and the day\'s logs', async (t) => {
   for (const kind of blobKinds) t.equal((await call(`/v1/exports/blobs/${kind}`)).statusCode, 404, `${kind} before any is made`)
-  const send = await svc.call({ method: 'POST', url: '/v1/webhook-test', token: svc.adminToken, organizationId: demo.organizationId, payload: { url: 'http://127.0.0.1:9/erp', requestBody: '{}' } })
+  const send = await svc.call({ method: 'POST', url: '/v1/webhook-test', token: svc.adminToken, organizationId: demo.organizationId, payload: { url: 'http://127.0.0.1:9/erp?api_key=KEY-123#top', requestBody: '{}' } })
   t.equal(send.statusCode, 200, 'a test send (refused: a private address) is logged')
   clock.set('2026-03-11T00:30:00.000Z')
   const token = await svc.clientToken(svc.config.adminClientId ?? '', svc.config.adminClientSecret ?? '')
@@ -125,7 +125,8 @@ t.test('blobs: 404 until made; then the portfolio at the end of the day and of t
   const logs = await call('/v1/exports/blobs/logs', token)
   const logRows = logs.body.trim().split('\r\n')
   t.equal(logRows[0], 'log,id,at,action,subject_id,related_id,actor_id,outcome,http_method,url,http_status,duration_ms,error_code,error_message,reason,notification_status')
-  t.match(logRows[1], /^webhook_send,[0-9a-f-]{36},2026-03-10T13:00:00\.000Z,webhook\.test,,,,failed,POST,http:\/\/127\.0\.0\.1:9\/erp,,\d*,DESTINATION_REFUSED,/)
+  t.match(logRows[1], /^webhook_send,[0-9a-f-]{36},2026-03-10T13:00:00\.000Z,webhook\.test,,,,failed,POST,http:\/\/127\.0\.0\.1:9\/erp\?…,,\d*,DESTINATION_REFUSED,/)
+  t.notMatch(logs.body, /KEY-123|#top/, 'the URL\'s query and fragment stay in the send log, behind ReadWebhook + ReadCredit')
   t.match(logRows[2], /^signature_audit,[0-9a-f-]{36},2026-03-10T12:00:00\.000Z,signature\.signature-file-deleted,.*,pending_file_upload,.*,The signature does not match/)
   t.equal(logRows.length, 3)
 

@@ -23,9 +23,20 @@ interface LogLine {
   notificationStatus: string | null
 }
 
+/**
+ * A destination without its query and fragment: the file goes to every holder
+ * of ReadExport + ReadReceivables, while a URL's query can carry a key
+ * (`?api_key=…`) or a debtor's data, which the send log keeps behind
+ * ReadWebhook + ReadCredit. `?…` says a query was there.
+ */
+export const destinationOnly = (url: string): string => {
+  const cut = url.search(/[?#]/)
+  return cut < 0 ? url : `${url.slice(0, cut)}${url[cut] === '?' ? '?…' : ''}`
+}
+
 const sendLine = (send: WebhookSendDoc): LogLine => ({
   log: 'webhook_send', id: send._id, at: send.startedAt, action: `webhook.${send.trigger.type}`, subjectId: send.webhookId,
-  relatedId: send.orderId ?? send.creditId, actorId: null, outcome: send.status, httpMethod: send.request?.method ?? null, url: send.request?.url ?? null,
+  relatedId: send.orderId ?? send.creditId, actorId: null, outcome: send.status, httpMethod: send.request?.method ?? null, url: send.request === null || send.request === undefined ? null : destinationOnly(send.request.url),
   httpStatus: send.response?.status ?? null, durationMs: send.durationMs, errorCode: send.error?.code ?? null, errorMessage: send.error?.message ?? null,
   reason: null, notificationStatus: null,
 })
@@ -57,7 +68,7 @@ export const logsBlobProducer = defineBlobProducer<LogLine>({
     text<LogLine>('actor_id', 'who deleted the file (empty for sends: the service)', (l) => l.actorId),
     text<LogLine>('outcome', 'sends: delivered, failed, unknown or started; audit: the signature\'s status after', (l) => l.outcome),
     text<LogLine>('http_method', 'sends: request method', (l) => l.httpMethod),
-    text<LogLine>('url', 'sends: destination', (l) => l.url),
+    text<LogLine>('url', 'sends: destination, without its query (`?…`) and fragment', (l) => l.url),
     integer<LogLine>('http_status', 'sends: the destination\'s status code', (l) => l.httpStatus),
     integer<LogLine>('duration_ms', 'sends: how long it took', (l) => l.durationMs),
     text<LogLine>('error_code', 'sends: TIMEOUT, HTTP_STATUS, …', (l) => l.errorCode),
