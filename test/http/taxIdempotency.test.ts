@@ -1,8 +1,8 @@
 import t from 'tap'
 import { keyedTaxId } from '../../src/commands/tax.js'
-import { streamName } from '../../src/events/streams.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 import { createOrganization } from '../helpers/organizations.js'
+import { streamEventTypes } from '../helpers/streams.js'
 
 const vat = { name: 'IVA', description: 'Impuesto al valor agregado', percentage: 19, type: 'VAT', applies_to: ['FEE', 'PAYMENT'], minimum_amount: 0 }
 
@@ -13,11 +13,7 @@ const taxesOf = (svc: TestApp, organizationId = svc.organizationId) => ({
   count: async (): Promise<number> => (await svc.call({ method: 'GET', url: '/v1/taxes', token: svc.adminToken, organizationId })).json().data.length,
 })
 
-const eventTypes = async (svc: TestApp, taxId: string): Promise<string[]> => {
-  const types: string[] = []
-  for await (const event of svc.runtime.eventStore.readStream(streamName('tax', taxId))) types.push(event.type)
-  return types
-}
+const eventTypes = (svc: TestApp, taxId: string) => streamEventTypes(svc, 'tax', taxId)
 
 t.test('a tax created with an Idempotency-Key: 201 first, 200 with the tax as it is now when sent again, 409 for another request', async (t) => {
   const svc = await createTestApp(t)

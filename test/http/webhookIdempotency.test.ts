@@ -1,8 +1,8 @@
 import t from 'tap'
 import { keyedWebhookId } from '../../src/commands/webhook.js'
-import { streamName } from '../../src/events/streams.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 import { createOrganization } from '../helpers/organizations.js'
+import { streamEvents } from '../helpers/streams.js'
 
 const erp = {
   tag: 'erp',
@@ -20,11 +20,7 @@ const webhooksOf = (svc: TestApp, organizationId = svc.organizationId) => ({
   total: async (): Promise<number> => (await svc.call({ method: 'GET', url: '/v1/webhooks', token: svc.adminToken, organizationId })).json().pagination.total_items,
 })
 
-const streamOf = async (svc: TestApp, webhookId: string) => {
-  const events: Array<{ type: string; data: unknown }> = []
-  for await (const event of svc.runtime.eventStore.readStream(streamName('webhook', webhookId))) events.push({ type: event.type, data: event.data })
-  return events
-}
+const streamOf = (svc: TestApp, webhookId: string) => streamEvents(svc, 'webhook', webhookId)
 
 t.test('a webhook created with an Idempotency-Key: 201 first, 200 with the webhook as it is now when sent again, 409 for another body', async (t) => {
   const svc = await createTestApp(t)
