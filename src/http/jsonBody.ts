@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify'
 import { AppError } from '../shared/errors.js'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/jsonDepth.js'
 import { illFormedText } from '../shared/text.js'
@@ -33,9 +33,15 @@ export const limitJsonDepth = (app: FastifyInstance): void => {
  * fastify parses text/plain bodies by default (into a string), so a JSON body sent as text/plain reached the route's
  * schema and answered 400 `body must be object`, while every other type no parser takes answers 415. No route takes
  * text: the OAuth routes add their own form parser, the upload routes take any type as bytes in their own scope, and
- * the export routes answer BIND_ERROR to any type but JSON. Without the parser, text/plain answers 415
- * UNSUPPORTED_MEDIA_TYPE like the others.
+ * the export routes answer BIND_ERROR to any type but JSON. So text/plain answers 415 UNSUPPORTED_MEDIA_TYPE like
+ * the others, unless it is empty: a POST without a body (`approve`, `unlock`…) that a browser's fetch labels
+ * text/plain goes through, as it did.
  */
 export const refuseTextBodies = (app: FastifyInstance): void => {
   app.removeContentTypeParser('text/plain')
+  app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => {
+    if (body === '') return done(null, undefined)
+    // fastify's own error for a type no parser takes, so every handler answers it as it answers the others.
+    done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(), undefined)
+  })
 }

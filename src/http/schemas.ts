@@ -16,14 +16,15 @@ export const MoneyInput = (description = 'decimal string') =>
 export const MoneyNumberInput = (description: string) => Type.Number({ minimum: 0, exclusiveMaximum: MONEY_INPUT_LIMIT, description })
 
 /**
- * At least one visible character, and no control character anywhere. Leading characters that show nothing
- * (separators such as spaces and U+3000, format characters such as U+200B and U+FEFF, other default-ignorable ones
- * such as U+3164), then one that is none of those nor a control character (U+0000–U+001F, U+007F–U+009F: NUL, tab,
- * line breaks), then anything but control characters. The prefix class and the visible one are disjoint, so a
+ * At least one visible character, and no control character or line break anywhere. Leading characters that show
+ * nothing (spaces such as U+0020 and U+3000, format characters such as U+200B and U+FEFF, other default-ignorable
+ * ones such as U+3164), then one that is none of those nor a control character (U+0000–U+001F, U+007F–U+009F: NUL,
+ * tab, line feeds), a line or paragraph separator (U+2028, U+2029) or half a surrogate pair, then anything but
+ * those. The prefix class and the visible one are disjoint, so a
  * match takes time linear in the text, however long. `\p{…}` needs ajv's `u` flag (its default, `unicodeRegExp`).
  */
 export const NON_BLANK_TEXT_PATTERN =
-  '^[\\p{Z}\\p{Cf}\\p{Default_Ignorable_Code_Point}]*[^\\p{Z}\\p{Cf}\\p{Default_Ignorable_Code_Point}\\p{Cc}][^\\p{Cc}]*$'
+  '^[\\p{Zs}\\p{Cf}\\p{Default_Ignorable_Code_Point}]*[^\\p{Z}\\p{Cf}\\p{Default_Ignorable_Code_Point}\\p{Cc}\\p{Cs}][^\\p{Cc}\\p{Zl}\\p{Zp}\\p{Cs}]*$'
 
 /** What a validation error says, instead of ajv's `must match pattern "<regex>"`, for the patterns listed here (src/http/plugins/errors.ts). */
 export const patternMessages: ReadonlyMap<string, string> = new Map([

@@ -26,7 +26,7 @@ export interface CompiledTemplate {
   render(data: unknown, env: RenderEnvironment, limits?: Partial<RenderLimits>): string
 }
 
-export const defaultRenderLimits: RenderLimits = { maxOutput: 1_048_576, maxSteps: 1_000_000, maxMillis: 500 }
+export const defaultRenderLimits: RenderLimits = { maxOutput: 1_048_576, maxSteps: 1_000_000, maxMillis: 2_000 }
 
 const eta = new Eta({ autoEscape: false, autoTrim: false, autoFilter: false, useWith: false, varName: 'it', cache: false, rmWhitespace: false, debug: false })
 

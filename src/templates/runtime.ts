@@ -21,8 +21,10 @@ export interface RenderLimits {
   maxSteps: number
   /**
    * Wall-clock time of one render, in milliseconds: a backstop for work the
-   * steps underprice (a render within its steps takes a few milliseconds),
-   * since every tenant's renders share one event loop.
+   * steps underprice, since every tenant's renders share one event loop. A
+   * render within its steps takes 3 ms (plain steps) to about 160 ms
+   * (`fromJson` in a loop) on the 2-core host of stop 37: the default, 2 s,
+   * leaves a slower or busier host room.
    */
   maxMillis: number
 }

@@ -17,7 +17,8 @@ const SafeScript: new (code: string) => Script = Reflect.get(Reflect.get(JSONPat
 /** The names jsonpath-plus binds a filter's `@`, `@root`, `@parent`, `@property`, `@parentProperty` and `@path` to. */
 const boundNames: ReadonlySet<string> = new Set(['_$_v', '_$_root', '_$_parent', '_$_property', '_$_parentProperty', '_$_path'])
 const unaryOperators: ReadonlySet<string> = new Set(['!', '-', '+'])
-const binaryOperators: ReadonlySet<string> = new Set(['==', '===', '!=', '!==', '<', '<=', '>', '>=', '+', '-', '*', '/', '%', '&&', '||', '??'])
+// No binary `+`: on strings it builds text as long as the answer per use, per element. No `??`: jsonpath-plus's evaluator lacks it.
+const binaryOperators: ReadonlySet<string> = new Set(['==', '===', '!=', '!==', '<', '<=', '>', '>=', '-', '*', '/', '%', '&&', '||'])
 
 const isNode = (value: unknown): value is ExpressionNode =>
   typeof value === 'object' && value !== null && typeof Reflect.get(value, 'type') === 'string'
@@ -53,7 +54,15 @@ export const expressionProblem = (node: unknown): string | null => {
   }
 }
 
-/** A filter expression jsonpath-plus evaluates only once `expressionProblem` finds nothing in it. */
+/**
+ * The time left to the query being evaluated. Filters run once per element,
+ * and even a comparison costs the length of the texts it compares: without a
+ * bound, a filter over a megabyte answer holds the event loop for seconds.
+ * Queries run synchronously, so one module-wide budget serves the one running.
+ */
+let budget: { deadline: number; exceeded: boolean } | null = null
+
+/** A filter expression jsonpath-plus evaluates only once `expressionProblem` finds nothing in it, and only within the query's time. */
 class RestrictedScript {
   private readonly script: Script
 
@@ -64,6 +73,10 @@ class RestrictedScript {
   }
 
   runInNewContext(context: object): unknown {
+    if (budget !== null && performance.now() > budget.deadline) {
+      budget.exceeded = true
+      throw new Error('the query ran out of time')
+    }
     return this.script.runInNewContext(context)
   }
 }
@@ -82,14 +95,22 @@ const scriptsOf = (path: string): string[] =>
     return [bound.replaceAll('@path', '_$_path').replace(/^@$/u, '_$_v')]
   })
 
-/** Why a path's filters are refused (see `expressionProblem`), or null. */
+/**
+ * Why a path's filters are refused (see `expressionProblem`), or null. A
+ * filter the parser does not take whole (a nested `[?(…)]`, which
+ * jsonpath-plus takes apart itself) is left to the check every filter meets
+ * when it runs.
+ */
 export const filterProblem = (path: string): string | null => {
   for (const code of scriptsOf(path)) {
+    let script: Script
     try {
-      new RestrictedScript(code)
-    } catch (error) {
-      return error instanceof Error ? error.message : String(error)
+      script = new SafeScript(code)
+    } catch {
+      continue
     }
+    const problem = expressionProblem(script.ast)
+    if (problem !== null) return `the filter ${problem}`
   }
   return null
 }
@@ -108,9 +129,23 @@ const asJson = (value: unknown): null | boolean | number | string | object => {
   return null
 }
 
-/** Every match of `path` in `json`, its filters restricted as `expressionProblem` says (a refused filter throws). */
-export const jsonPathMatches = (path: string, json: unknown): unknown[] => {
+/** Time one query may take by default, in milliseconds. */
+export const QUERY_MILLISECONDS = 50
+
+/**
+ * Every match of `path` in `json`, its filters restricted as
+ * `expressionProblem` says: a refused filter throws, as does a query still
+ * running at `deadline` (a `performance.now()` time); a filter failing on an
+ * element (`@.a.b` where `a` is missing) is no match for that element.
+ */
+export const jsonPathMatches = (path: string, json: unknown, deadline = performance.now() + QUERY_MILLISECONDS): unknown[] => {
   boundCache()
-  const matches: unknown = JSONPath({ path, json: asJson(json), wrap: true, eval: RestrictedScript })
-  return Array.isArray(matches) ? matches : []
+  budget = { deadline, exceeded: false }
+  try {
+    const matches: unknown = JSONPath({ path, json: asJson(json), wrap: true, eval: RestrictedScript, ignoreEvalErrors: true })
+    if (budget.exceeded) throw new Error(`the query ${path.slice(0, 100)} ran out of time`)
+    return Array.isArray(matches) ? matches : []
+  } finally {
+    budget = null
+  }
 }

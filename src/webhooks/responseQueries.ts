@@ -1,6 +1,6 @@
 import { JSONPath } from 'jsonpath-plus'
 import { errorMessage } from '../shared/errors.js'
-import { filterProblem, jsonPathMatches } from './jsonPath.js'
+import { filterProblem, jsonPathMatches, QUERY_MILLISECONDS } from './jsonPath.js'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/jsonDepth.js'
 
 /**
@@ -12,6 +12,9 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/jsonDepth.js'
  */
 export const MAX_QUERY_RESULT_BYTES = 16 * 1024
 export const MAX_QUERY_RESULTS_BYTES = 64 * 1024
+
+/** Time all of a send's response queries may take together, in milliseconds (each at most QUERY_MILLISECONDS). */
+export const RESPONSE_QUERIES_MILLISECONDS = 250
 
 export interface QueryResults {
   /** name → value: null for no match, and for a result cut for its size. */
@@ -36,7 +39,9 @@ export const runResponseQueries = (queries: Record<string, string>, body: string
   }
   // A destination's answer is not ours to trust: a value nested too deep could not be recorded with the send.
   if (nestsDeeperThan(json, MAX_JSON_DEPTH)) json = undefined
-  return capped(Object.entries(queries).map(([name, path]) => [name, json === undefined ? null : query(path, json)]))
+  const deadline = performance.now() + RESPONSE_QUERIES_MILLISECONDS
+  return capped(Object.entries(queries).map(([name, path]) =>
+    [name, json === undefined ? null : query(path, json, Math.min(deadline, performance.now() + QUERY_MILLISECONDS))]))
 }
 
 const capped = (entries: Array<[string, unknown]>): QueryResults => {
@@ -79,9 +84,9 @@ const jsonBytesUpTo = (value: unknown, limit: number): number | null => {
   return bytes > limit ? null : bytes
 }
 
-const query = (path: string, json: unknown): unknown => {
+const query = (path: string, json: unknown, deadline: number): unknown => {
   try {
-    const matches = jsonPathMatches(path, json)
+    const matches = jsonPathMatches(path, json, deadline)
     return matches.length === 0 ? null : matches.length === 1 ? matches[0] : matches
   } catch {
     return null

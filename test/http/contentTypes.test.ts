@@ -70,3 +70,17 @@ t.test('routes that take other bodies keep them: the OAuth form, a raw upload de
   t.equal(upload.statusCode, 201, upload.body)
   t.equal(upload.json().data.file.contentType, 'image/png', 'the upload takes any declared type and sniffs the bytes')
 })
+
+t.test('a POST without a body labelled text/plain, as a browser\'s fetch sends it, goes through; a text body is still 415', async (t) => {
+  const svc = await createTestApp(t)
+  const post = (url: string, payload: string) => svc.call({
+    method: 'POST', url, token: svc.adminToken, organizationId: svc.organizationId, headers: { 'content-type': 'text/plain;charset=UTF-8' }, payload,
+  })
+  const activate = await post(`/v1/organizations/${svc.organizationId}/activate`, '')
+  t.equal(activate.statusCode, 200, `an empty text/plain body on a route without one (${activate.body.slice(0, 120)})`)
+  const withText = await post(`/v1/organizations/${svc.organizationId}/activate`, 'hello')
+  t.equal(withText.statusCode, 415)
+  const emptyOnJson = await post('/v1/organizations', '')
+  t.equal(emptyOnJson.statusCode, 400, 'an empty body where JSON is required is the missing body, as with no type')
+  t.equal(emptyOnJson.json().data.code, 'VALIDATION_ERROR')
+})

@@ -15,6 +15,9 @@ t.test('filters that compare and combine the document\'s values work as before',
   t.same(jsonPathMatches('$.items[?(@.status === @root.meta.wanted)].id', answer), ['a1', 'c3'], '@root')
   t.same(jsonPathMatches('$.items[?(@.owner)].owner.name', answer), ['Ana'], 'presence')
   t.same(jsonPathMatches('$.items[?(!(@.status != "ok") || @.n * 2 === 14)].id', answer), ['a1', 'b2', 'c3'], 'not, arithmetic, or')
+  t.same(jsonPathMatches('$.items[?(@.tags[?(@ == "x")])].id', answer), ['a1'], 'a nested filter')
+  t.equal(filterProblem('$.items[?(@.tags[?(@ == "x")])].id'), null, 'accepted when saved too')
+  t.same(jsonPathMatches('$.items[?(@.owner.name == "Ana")].id', answer), ['c3'], 'a filter failing on some elements (no owner) is no match for those only')
   t.same(jsonPathMatches('$.items[?(@.tags && @.tags.length > 0)].id', answer), ['a1'], 'a length read')
   t.same(jsonPathMatches('$.items[?(@.n > 5 ? @.status == "failed" : false)].id', answer), ['b2'], 'a conditional')
   t.same(jsonPathMatches('$.items[?(@property == 1)].id', answer), ['b2'], '@property')
@@ -30,6 +33,8 @@ t.test('a filter that calls a function, uses a regular expression or assigns is 
     ['$.items[?([1, 2].length)]', /uses ArrayExpression/],
     ['$.items[?(process)]', /names process/],
     ['$.items[?(@.a, @.b)]', /uses/],
+    ['$.items[?(@root.meta.wanted + @.id == "oka1")]', /uses the operator \+/],
+    ['$.items[?(@.owner ?? @.n)]', /uses the operator \?\?/],
   ] as const) {
     t.match(filterProblem(path), reason, path)
     t.match(jsonPathProblem(path), /is refused: the filter/, `${path}: refused when saved`)
@@ -47,4 +52,12 @@ t.test('a token path whose filter fails on the answer\'s values is a missing tok
   t.match(outcome, { error: { code: 'TOKEN_NOT_FOUND' } })
   const found = extractToken({ ...response, body: JSON.stringify({ data: [{ a: { b: 1 }, token: 't-1' }] }) }, rules)
   t.same(found, { token: 't-1' })
+})
+
+t.test('a query has a time budget: filters over a large answer that would hold the event loop for seconds give no result', async (t) => {
+  const long = 'a'.repeat(240_000)
+  const body = { s: `${long}a`, t: `${long}b`, a: Array.from({ length: 50_000 }, () => 0) }
+  t.throws(() => jsonPathMatches('$.a[?(@root.s < @root.t)]', body), /ran out of time/)
+  const results = runResponseQueries({ slow: '$.a[?(@root.s < @root.t)]', quick: '$.a[1]' }, JSON.stringify(body))
+  t.same(results.results, { slow: null, quick: 0 }, 'the slow one is null, the others are answered')
 })
