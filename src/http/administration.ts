@@ -125,7 +125,7 @@ export const administrationRoutes: FastifyPluginAsyncTypebox<{ services: Service
         'The reason is kept in the event log and shown as `deactivationReason`. Deactivating an inactive organization changes nothing.',
       tags: ['Administration'],
       params: OrganizationPath,
-      body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500, pattern: '\\S', description: 'why (not only spaces)' }) }, { additionalProperties: false }),
+      body: Type.Object({ reason: NonBlankText({ maxLength: 500, description: 'why' }) }, { additionalProperties: false }),
       response: { 200: OrganizationAnswer, ...failures(400, 401, 403, 404) },
     },
   }, (request) => changeOrganization(request, request.params.entityid, { type: 'DeactivateOrganization', reason: request.body.reason }))

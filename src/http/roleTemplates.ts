@@ -8,7 +8,7 @@ import { newId } from '../shared/ids.js'
 import { allPermissions } from '../shared/permissions.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
 import { requireGrantable } from './plugins/organization.js'
-import { failures, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
+import { failures, NonBlankText, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 
 const RoleTemplate = Type.Object({
   id: Uuid,
@@ -77,7 +77,7 @@ export const roleTemplateRoutes: FastifyPluginAsyncTypebox<{ services: Services 
       tags: ['Role templates'],
       params: Params,
       body: Type.Object({
-        name: Type.String({ minLength: 1, maxLength: 100 }),
+        name: NonBlankText({ maxLength: 100 }),
         description: Type.Optional(Type.String({ maxLength: 500, default: '' })),
         permissions: Permissions,
         is_default: Type.Optional(Type.Boolean({ default: false })),
@@ -106,7 +106,7 @@ export const roleTemplateRoutes: FastifyPluginAsyncTypebox<{ services: Services 
       tags: ['Role templates'],
       params: OneParams,
       body: Type.Object({
-        name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+        name: Type.Optional(NonBlankText({ maxLength: 100 })),
         description: Type.Optional(Type.String({ maxLength: 500 })),
         permissions: Type.Optional(Permissions),
         is_default: Type.Optional(Type.Boolean()),

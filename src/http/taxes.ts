@@ -10,7 +10,7 @@ import { newId } from '../shared/ids.js'
 import { money } from '../shared/money.js'
 import { commandContext, organizationOf } from './context.js'
 import { documentListResponses } from './responseCache.js'
-import { failures, IdempotencyKeyHeader, MoneyNumberInput, OrganizationHeaders, Timestamp, Uuid } from './schemas.js'
+import { failures, IdempotencyKeyHeader, MoneyNumberInput, NonBlankText, OrganizationHeaders, Timestamp, Uuid } from './schemas.js'
 
 const TaxType = Type.Enum(taxTypes)
 const AppliesTo = Type.Array(Type.Enum(taxBases), { minItems: 1, uniqueItems: true, description: 'a non-empty subset of CREDIT, FEE, PAYMENT' })
@@ -88,7 +88,7 @@ export const taxRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asyn
       tags,
       headers: Type.Object({ ...OrganizationHeaders.properties, 'idempotency-key': IdempotencyKeyHeader }, { additionalProperties: true }),
       body: Type.Object({
-        name: Type.String({ minLength: 1, maxLength: 200 }),
+        name: NonBlankText({ maxLength: 200 }),
         description: Type.Optional(Type.String({ maxLength: 1000 })),
         percentage: Percentage,
         type: TaxType,
@@ -124,7 +124,7 @@ export const taxRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asyn
       headers: OrganizationHeaders,
       params: IdParams,
       body: Type.Object({
-        name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+        name: Type.Optional(NonBlankText({ maxLength: 200 })),
         description: Type.Optional(Type.String({ maxLength: 1000 })),
         percentage: Type.Optional(Percentage),
         type: Type.Optional(TaxType),

@@ -196,3 +196,21 @@ t.test('credit line names: blank ones are refused on create and PATCH, nothing w
   await acceptsNames(t, 201, create, shown)
   await acceptsNames(t, 200, rename, shown)
 })
+
+t.test('tax and role-template names and the deactivation reason: blank ones are refused, a zero-width space or a NUL too, nothing written', async (t) => {
+  const svc = await createTestApp(t)
+  const tax = (name: string) => svc.call({
+    method: 'POST', url: '/v1/taxes', token: svc.adminToken, organizationId: svc.organizationId,
+    payload: { name, percentage: 19, type: 'VAT', applies_to: ['FEE'] },
+  })
+  const template = (name: string) => svc.call({
+    method: 'POST', url: `/v1/organization/${svc.organizationId}/role-template`, token: svc.adminToken, payload: { name, permissions: ['ReadCredit'] },
+  })
+  const deactivate = (reason: string) => svc.call({
+    method: 'POST', url: `/v1/organizations/${svc.organizationId}/deactivate`, token: svc.adminToken, payload: { reason },
+  })
+  await refusesBlanks(t, svc, 'body.name', tax)
+  await refusesBlanks(t, svc, 'body.name', template)
+  await refusesBlanks(t, svc, 'body.reason', deactivate)
+  await acceptsNames(t, 201, tax, (answer) => answer.json().data.name)
+})
