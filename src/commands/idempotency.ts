@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto'
+import type { RequestKey } from '../events/types.js'
+import { AppError } from '../shared/errors.js'
 
 /** The hash of what makes two requests under one idempotency key "the same": their canonical fields, in order. */
 export const hashRequest = (fields: readonly unknown[]): string => createHash('sha256').update(JSON.stringify(fields)).digest('hex')
@@ -34,4 +36,41 @@ export const createOnce = async <R, C extends { events: readonly unknown[] }>(
   const concurrent = await earlier()
   if (concurrent === null) throw new Error('a keyed creation decided nothing, yet nothing exists under its key')
   return concurrent
+}
+
+/** A resource created under an `Idempotency-Key` whose id derives from the organization and the Key. */
+export interface KeyedCreation<S> {
+  /** The Key and the hash (or digest) of this request. */
+  requested: RequestKey
+  /** What the 409 calls the request: `a different ${what}`. */
+  what: string
+  /** Added to the 409's details: the id the Key names. */
+  details: Record<string, string>
+  load: () => Promise<{ state: S; position: number }>
+  exists: (state: S) => boolean
+  /** The Key and hash recorded with the resource (absent when it was created without one). */
+  recordedKey: (state: S) => RequestKey | undefined
+  /** Whether this caller may have the resource back (default: anyone who may create one). */
+  mayView?: { allows: (state: S) => boolean; refusal: string }
+  create: () => Promise<{ events: readonly unknown[]; position: number }>
+}
+
+/**
+ * A creation under an `Idempotency-Key`: the first request creates, the same
+ * request again gets the resource back (`created: false`) whatever it has
+ * become, another request with the Key is 409 `IDEMPOTENCY_KEY_REUSED`, as is
+ * the same request from a caller `mayView` refuses.
+ */
+export const createOnceUnderKey = <S>(creation: KeyedCreation<S>): Promise<{ created: boolean; position: number }> => {
+  const reused = (message: string) => new AppError('IDEMPOTENCY_KEY_REUSED', message, { key: creation.requested.key, ...creation.details })
+  const earlier = async () => {
+    const { state, position } = await creation.load()
+    if (!creation.exists(state)) return null
+    if (creation.recordedKey(state)?.requestHash !== creation.requested.requestHash) {
+      throw reused(`this Idempotency-Key was already used for a different ${creation.what}`)
+    }
+    if (creation.mayView !== undefined && !creation.mayView.allows(state)) throw reused(creation.mayView.refusal)
+    return { created: false, position }
+  }
+  return createOnce(earlier, creation.create, (result) => ({ created: true, position: result.position }))
 }

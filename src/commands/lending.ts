@@ -11,7 +11,7 @@ import { closeCreditExposure } from './creditExposure.js'
 import { creditLimitAggregate, creditLimitIdOf, limitRefusal } from './creditLimit.js'
 import { creditLineAggregate, methodNames, type CreditLineState } from './creditLine.js'
 import type { CommandContext, CommandHandler } from './handler.js'
-import { createOnce, hashRequest } from './idempotency.js'
+import { createOnceUnderKey, hashRequest } from './idempotency.js'
 import { organizationAggregate } from './organization.js'
 import { profileAggregate } from './profile.js'
 import { webhookAggregate } from './webhook.js'
@@ -169,21 +169,13 @@ export const creditRequestHash = (body: Pick<CreditRequest, 'creditLineId' | 'de
  * the same request again gets it back (`created: false`) whatever its state
  * now, and another request with the Key is refused.
  */
-export const requestCreditOnce = async (
+export const requestCreditOnce = (
   commands: CommandHandler, input: CreditRequest & { idempotency: CreditRequestKey }, context: CommandContext,
-): Promise<{ created: boolean; position: number }> => {
-  const earlier = async () => {
-    const { state, position } = await commands.load(creditAggregate, input.creditId)
-    if (state.status === 'none') return null
-    if (state.idempotency?.requestHash !== input.idempotency.requestHash) {
-      throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was already used for a different credit request', {
-        key: input.idempotency.key, creditId: input.creditId,
-      })
-    }
-    return { created: false, position }
-  }
-  return createOnce(earlier, () => requestCredit(commands, input, context), (result) => ({ created: true, position: result.position }))
-}
+): Promise<{ created: boolean; position: number }> => createOnceUnderKey({
+  requested: input.idempotency, what: 'credit request', details: { creditId: input.creditId },
+  load: () => commands.load(creditAggregate, input.creditId), exists: (state) => state.status !== 'none', recordedKey: (state) => state.idempotency,
+  create: () => requestCredit(commands, input, context),
+})
 
 /** Where a disbursement reports what it could not do itself and left to a process (the HTTP request's log). */
 export interface DisbursementLog {

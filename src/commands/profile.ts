@@ -8,7 +8,7 @@ import { deterministicId } from '../shared/ids.js'
 import { money } from '../shared/money.js'
 import type { Aggregate } from './decider.js'
 import type { CommandContext, CommandHandler } from './handler.js'
-import { canonical, createOnce, hashRequest } from './idempotency.js'
+import { canonical, createOnceUnderKey, hashRequest } from './idempotency.js'
 
 export type ProfileCommand =
   | {
@@ -235,27 +235,19 @@ export const profileCopyRequestHash = (sourceProfileId: string): string => hashR
  * caller who may not see the profile (`mayView`, the visibility rule): the
  * Key is the organization's, but the profile is not answered to everyone in it.
  */
-export const createProfileOnce = async (
+export const createProfileOnce = (
   commands: CommandHandler,
   command: Extract<ProfileCommand, { type: 'CreateProfile' }> & { idempotency: ProfileRequestKey },
   mayView: (state: ProfileState) => boolean,
   context: CommandContext,
   /** Checked only when the Key has created nothing yet (a copy's source must be active then, not at a retry). */
   mayCreate: () => void = () => {},
-): Promise<{ created: boolean; position: number }> => {
-  const reused = (message: string) => new AppError('IDEMPOTENCY_KEY_REUSED', message, { key: command.idempotency.key, profileId: command.profileId })
-  const earlier = async () => {
-    const { state, position } = await commands.load(profileAggregate, command.profileId)
-    if (!state.exists) return null
-    if (state.idempotency?.requestHash !== command.idempotency.requestHash) {
-      throw reused('this Idempotency-Key was already used for a different profile creation request')
-    }
-    if (!mayView(state)) throw reused('this Idempotency-Key was already used by another caller, for a profile this caller does not see')
-    return { created: false, position }
-  }
-  const create = () => {
+): Promise<{ created: boolean; position: number }> => createOnceUnderKey({
+  requested: command.idempotency, what: 'profile creation request', details: { profileId: command.profileId },
+  load: () => commands.load(profileAggregate, command.profileId), exists: (state) => state.exists, recordedKey: (state) => state.idempotency,
+  mayView: { allows: mayView, refusal: 'this Idempotency-Key was already used by another caller, for a profile this caller does not see' },
+  create: () => {
     mayCreate()
     return commands.execute(profileAggregate, command.profileId, command, context)
-  }
-  return createOnce(earlier, create, (result) => ({ created: true, position: result.position }))
-}
+  },
+})

@@ -6,7 +6,7 @@ import { money } from '../shared/money.js'
 import { sameMembers } from '../shared/sets.js'
 import type { Aggregate } from './decider.js'
 import type { CommandContext, CommandHandler } from './handler.js'
-import { createOnce, hashRequest } from './idempotency.js'
+import { createOnceUnderKey, hashRequest } from './idempotency.js'
 
 export type TaxCommand =
   /** `idempotency`: the creator's `Idempotency-Key` (the tax id from `keyedTaxId`) and its request's hash (`taxRequestHash`). */
@@ -157,18 +157,10 @@ export const taxRequestHash = (fields: TaxFields, isActive: boolean): string => 
  * refused (409 `IDEMPOTENCY_KEY_REUSED`). Taxes are the organization's, so
  * whoever may create one may have it back.
  */
-export const createTaxOnce = async (
+export const createTaxOnce = (
   commands: CommandHandler, command: Extract<TaxCommand, { type: 'CreateTax' }> & { idempotency: RequestKey }, context: CommandContext,
-): Promise<{ created: boolean; position: number }> => {
-  const earlier = async () => {
-    const { state, position } = await commands.load(taxAggregate, command.taxId)
-    if (!state.exists) return null
-    if (state.idempotency?.requestHash !== command.idempotency.requestHash) {
-      throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was already used for a different tax creation request', {
-        key: command.idempotency.key, taxId: command.taxId,
-      })
-    }
-    return { created: false, position }
-  }
-  return createOnce(earlier, () => commands.execute(taxAggregate, command.taxId, command, context), (result) => ({ created: true, position: result.position }))
-}
+): Promise<{ created: boolean; position: number }> => createOnceUnderKey({
+  requested: command.idempotency, what: 'tax creation request', details: { taxId: command.taxId },
+  load: () => commands.load(taxAggregate, command.taxId), exists: (state) => state.exists, recordedKey: (state) => state.idempotency,
+  create: () => commands.execute(taxAggregate, command.taxId, command, context),
+})

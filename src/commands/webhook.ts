@@ -4,7 +4,7 @@ import { AppError } from '../shared/errors.js'
 import { deterministicId } from '../shared/ids.js'
 import type { Aggregate } from './decider.js'
 import type { CommandContext, CommandHandler } from './handler.js'
-import { createOnce } from './idempotency.js'
+import { createOnceUnderKey } from './idempotency.js'
 
 export type WebhookCommand =
   /** `idempotency`: the creator's `Idempotency-Key` (the id from `keyedWebhookId`) and its request's digest. */
@@ -90,18 +90,10 @@ export const keyedWebhookId = (organizationId: string, key: string): string => d
  * gets it back (`created: false`) whatever it has become, another request
  * with the Key is refused (409 `IDEMPOTENCY_KEY_REUSED`).
  */
-export const createWebhookOnce = async (
+export const createWebhookOnce = (
   commands: CommandHandler, command: Extract<WebhookCommand, { type: 'CreateWebhook' }> & { idempotency: RequestKey }, context: CommandContext,
-): Promise<{ created: boolean; position: number }> => {
-  const earlier = async () => {
-    const { state, position } = await commands.load(webhookAggregate, command.webhookId)
-    if (state.status === 'none') return null
-    if (state.idempotency?.requestHash !== command.idempotency.requestHash) {
-      throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was already used for a different webhook creation request', {
-        key: command.idempotency.key, webhookId: command.webhookId,
-      })
-    }
-    return { created: false, position }
-  }
-  return createOnce(earlier, () => commands.execute(webhookAggregate, command.webhookId, command, context), (result) => ({ created: true, position: result.position }))
-}
+): Promise<{ created: boolean; position: number }> => createOnceUnderKey({
+  requested: command.idempotency, what: 'webhook creation request', details: { webhookId: command.webhookId },
+  load: () => commands.load(webhookAggregate, command.webhookId), exists: (state) => state.status !== 'none', recordedKey: (state) => state.idempotency,
+  create: () => commands.execute(webhookAggregate, command.webhookId, command, context),
+})
