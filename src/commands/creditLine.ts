@@ -1,11 +1,15 @@
 import { keptChanges, keptConfiguration, type CreditLineConfiguration, type CreditLineEvent } from '../events/creditLine.js'
+import type { RequestKey } from '../events/types.js'
 import { AppError, invalidFields, type FieldError } from '../shared/errors.js'
+import { deterministicId } from '../shared/ids.js'
 import { MAX_TERM_MONTHS } from '../shared/lending.js'
 import { fitsMinorUnit, isCurrencyCode, money, NON_NEGATIVE_DECIMAL_PATTERN, toMoneyString } from '../shared/money.js'
 import type { Aggregate } from './decider.js'
+import { canonical, hashRequest } from './idempotency.js'
 
 export type CreditLineCommand =
-  | { type: 'CreateCreditLine'; creditLineId: string; organizationId: string; configuration: CreditLineConfiguration; now: string }
+  /** `idempotency`: the creator's `Idempotency-Key` (the line id from `keyedCreditLineId`) and its request's hash (`creditLineRequestHash`). */
+  | { type: 'CreateCreditLine'; creditLineId: string; organizationId: string; configuration: CreditLineConfiguration; now: string; idempotency?: RequestKey }
   | { type: 'UpdateCreditLine'; changes: Partial<CreditLineConfiguration>; now: string }
 
 export interface CreditLineState {
@@ -13,6 +17,8 @@ export interface CreditLineState {
   creditLineId: string
   organizationId: string
   configuration: CreditLineConfiguration | null
+  /** The `Idempotency-Key` it was created with, and its request's hash; absent when it was created without one. */
+  idempotency?: RequestKey
 }
 
 const decimal = new RegExp(NON_NEGATIVE_DECIMAL_PATTERN)
@@ -90,11 +96,15 @@ export const creditLineAggregate: Aggregate<CreditLineCommand, CreditLineEvent, 
   decide(command, state) {
     switch (command.type) {
       case 'CreateCreditLine':
-        if (state.exists) throw new AppError('ALREADY_EXISTS', 'credit line already exists')
+        if (state.exists) {
+          // A concurrent request with the same Key created it first: `createCreditLineOnce` answers that line.
+          if (command.idempotency !== undefined) return []
+          throw new AppError('ALREADY_EXISTS', 'credit line already exists')
+        }
         validate(command.configuration)
         return [{ type: 'CreditLineCreated', data: {
           creditLineId: command.creditLineId, organizationId: command.organizationId, configuration: canonicalConfiguration(command.configuration),
-          createdAt: command.now,
+          createdAt: command.now, ...(command.idempotency === undefined ? {} : { idempotency: command.idempotency }),
         } }]
       case 'UpdateCreditLine': {
         const current = requireLine(state)
@@ -126,8 +136,10 @@ export const creditLineAggregate: Aggregate<CreditLineCommand, CreditLineEvent, 
   },
   evolve(state, event) {
     switch (event.type) {
-      case 'CreditLineCreated':
-        return { exists: true, creditLineId: event.data.creditLineId, organizationId: event.data.organizationId, configuration: keptConfiguration(event.data.configuration) }
+      case 'CreditLineCreated': {
+        const { creditLineId, organizationId, configuration, idempotency } = event.data
+        return { exists: true, creditLineId, organizationId, configuration: keptConfiguration(configuration), ...(idempotency === undefined ? {} : { idempotency }) }
+      }
       case 'CreditLineUpdated':
         return { ...state, configuration: state.configuration === null ? null : { ...state.configuration, ...keptChanges(event.data.changes) } }
       default: {
@@ -137,6 +149,18 @@ export const creditLineAggregate: Aggregate<CreditLineCommand, CreditLineEvent, 
     }
   },
 }
+
+/** The id of the credit line an organization's `Idempotency-Key` names: one line per Key, whatever the concurrency. */
+export const keyedCreditLineId = (organizationId: string, key: string): string => deterministicId('creditLine', organizationId, key)
+
+/**
+ * What makes two creations with one Key "the same": the configuration as the
+ * line records it (amounts at the currency's minor unit, the rate as a plain
+ * decimal, defaults filled in, fields in any order). Only for a configuration
+ * that passed `configurationErrors`.
+ */
+export const creditLineRequestHash = (configuration: CreditLineConfiguration): string =>
+  hashRequest([canonical(keptConfiguration(canonicalConfiguration(configuration)))])
 
 /** Payment-method names of nested groups, flattened. */
 export const methodNames = (groups: string[][]): string[] => [...new Set(groups.flat())]

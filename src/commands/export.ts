@@ -1,6 +1,10 @@
 import type { ExportBlobEvent, ExportEvent, ExportFile, ExportParameters } from '../events/export.js'
+import type { RequestKey } from '../events/types.js'
 import { AppError } from '../shared/errors.js'
+import { deterministicId } from '../shared/ids.js'
 import type { Aggregate } from './decider.js'
+import type { CommandHandler } from './handler.js'
+import { canonical, createOnceUnderKey, hashRequest } from './idempotency.js'
 
 export type ExportStatus = 'queued' | 'running' | 'done' | 'failed'
 
@@ -13,6 +17,8 @@ export type ExportCommand =
     parameters: ExportParameters
     requestedBy: string | null
     now: string
+    /** The requester's `Idempotency-Key` (the order id from `keyedExportId`) and its request's hash (`exportRequestHash`). */
+    idempotency?: RequestKey
   }
   | { type: 'StartExport'; attemptId: string; now: string }
   | { type: 'RecordExportProgress'; attemptId: string; rows: number; totalRows: number | null; now: string }
@@ -34,6 +40,8 @@ export interface ExportState {
   expiresAt: string | null
   expired: boolean
   fileDeleted: boolean
+  /** The `Idempotency-Key` it was requested with, and its request's hash; absent when it was requested without one. */
+  idempotency?: RequestKey
 }
 
 const requireJob = (state: ExportState): void => {
@@ -69,10 +77,15 @@ export const exportAggregate: Aggregate<ExportCommand, ExportEvent, ExportState>
   decide(command, state) {
     switch (command.type) {
       case 'RequestExport':
-        if (state.status !== 'none') throw new AppError('ALREADY_EXISTS', `export ${command.orderId} already exists`)
+        if (state.status !== 'none') {
+          // A concurrent request with the same Key requested it first: `requestExportOnce` answers that job.
+          if (command.idempotency !== undefined) return []
+          throw new AppError('ALREADY_EXISTS', `export ${command.orderId} already exists`)
+        }
         return [{ type: 'ExportRequested', data: {
           orderId: command.orderId, organizationId: command.organizationId, exportType: command.exportType,
           parameters: command.parameters, requestedBy: command.requestedBy, requestedAt: command.now,
+          ...(command.idempotency === undefined ? {} : { idempotency: command.idempotency }),
         } }]
       case 'StartExport':
         requireJob(state)
@@ -124,10 +137,10 @@ export const exportAggregate: Aggregate<ExportCommand, ExportEvent, ExportState>
   },
   evolve(state, event) {
     switch (event.type) {
-      case 'ExportRequested':
-        return {
-          ...state, status: 'queued', orderId: event.data.orderId, organizationId: event.data.organizationId, exportType: event.data.exportType,
-        }
+      case 'ExportRequested': {
+        const { orderId, organizationId, exportType, idempotency } = event.data
+        return { ...state, status: 'queued', orderId, organizationId, exportType, ...(idempotency === undefined ? {} : { idempotency }) }
+      }
       case 'ExportStarted':
         return { ...state, status: 'running', attempts: event.data.attempt, attemptId: event.data.attemptId }
       case 'ExportProgressed':
@@ -179,3 +192,26 @@ export const exportBlobAggregate: Aggregate<ExportBlobCommand, ExportBlobEvent, 
   },
   evolve: (_state, event) => ({ period: event.data.period, fileId: event.data.file.fileId }),
 }
+
+/** The id of the export job an organization's `Idempotency-Key` names: one job per Key, whatever the concurrency. */
+export const keyedExportId = (organizationId: string, key: string): string => deterministicId('export', organizationId, key)
+
+/** What makes two requests with one Key "the same": the type and the parameters as the job records them, fields in any order. */
+export const exportRequestHash = (exportType: string, parameters: ExportParameters): string => hashRequest([exportType, canonical(parameters)])
+
+/**
+ * An export request under an `Idempotency-Key` (its order id from
+ * `keyedExportId`): the first requests the job, the same request again gets
+ * it back (`created: false`) whatever it has become (running, done, expired),
+ * another request with the Key is refused (409 `IDEMPOTENCY_KEY_REUSED`).
+ * `request` makes the job (its checks, then the command) and decides nothing
+ * when the job exists by then.
+ */
+export const requestExportOnce = (
+  commands: CommandHandler, command: Extract<ExportCommand, { type: 'RequestExport' }> & { idempotency: RequestKey },
+  request: () => Promise<{ events: readonly unknown[]; position: number }>,
+): Promise<{ created: boolean; position: number }> => createOnceUnderKey({
+  requested: command.idempotency, what: 'export request', details: { orderID: command.orderId },
+  load: () => commands.load(exportAggregate, command.orderId), exists: (state) => state.status !== 'none', recordedKey: (state) => state.idempotency,
+  create: request,
+})

@@ -2,6 +2,7 @@ import type { CreditRequestKey } from '../events/credit.js'
 import type { CreditLineConfiguration } from '../events/creditLine.js'
 import type { CreditState } from '../events/creditState.js'
 import type { TaxRate } from '../events/tax.js'
+import type { RequestKey } from '../events/types.js'
 import { dayOf } from '../shared/amortization.js'
 import { AppError, invalidFields, notFound, type FieldError } from '../shared/errors.js'
 import { deterministicId } from '../shared/ids.js'
@@ -9,7 +10,7 @@ import { money } from '../shared/money.js'
 import { creditAggregate, type CreditCommand } from './credit.js'
 import { closeCreditExposure } from './creditExposure.js'
 import { creditLimitAggregate, creditLimitIdOf, limitRefusal } from './creditLimit.js'
-import { creditLineAggregate, methodNames, type CreditLineState } from './creditLine.js'
+import { configurationErrors, creditLineAggregate, creditLineRequestHash, methodNames, type CreditLineState } from './creditLine.js'
 import type { CommandContext, CommandHandler } from './handler.js'
 import { createOnceUnderKey, hashRequest } from './idempotency.js'
 import { organizationAggregate } from './organization.js'
@@ -58,21 +59,41 @@ const checkConfiguration = async (commands: CommandHandler, organizationId: stri
 
 const unique = (ids: string[] | undefined) => (ids === undefined ? undefined : [...new Set(ids)])
 
+/**
+ * Creates a credit line; with an `Idempotency-Key` (`key`, the line id from
+ * `keyedCreditLineId`) the first request creates it, the same request again
+ * gets it back (`created: false`) whatever it has become (its webhooks
+ * archived since, say), another request with the Key is refused (409
+ * `IDEMPOTENCY_KEY_REUSED`). An invalid configuration is refused (400) before
+ * the Key is looked at.
+ */
 export const createCreditLine = async (
   commands: CommandHandler,
-  input: { creditLineId: string; organizationId: string; configuration: CreditLineConfiguration; now: string },
+  input: { creditLineId: string; organizationId: string; configuration: CreditLineConfiguration; now: string; key?: string },
   context: CommandContext,
-) => {
-  await checkConfiguration(commands, input.organizationId, input.configuration.entityConfigID)
-  await checkWebhookLinks(commands, input.organizationId, input.configuration, {})
+): Promise<{ created: boolean; position: number }> => {
   const configuration = {
     ...input.configuration,
     onOrderWebhooks: unique(input.configuration.onOrderWebhooks) ?? [],
     onDeliveredWebhooks: unique(input.configuration.onDeliveredWebhooks) ?? [],
   }
-  return commands.execute(creditLineAggregate, input.creditLineId, {
-    type: 'CreateCreditLine', creditLineId: input.creditLineId, organizationId: input.organizationId, configuration, now: input.now,
-  }, context)
+  const create = async (idempotency: RequestKey | undefined) => {
+    await checkConfiguration(commands, input.organizationId, input.configuration.entityConfigID)
+    await checkWebhookLinks(commands, input.organizationId, input.configuration, {})
+    return commands.execute(creditLineAggregate, input.creditLineId, {
+      type: 'CreateCreditLine', creditLineId: input.creditLineId, organizationId: input.organizationId, configuration, now: input.now,
+      ...(idempotency === undefined ? {} : { idempotency }),
+    }, context)
+  }
+  if (input.key === undefined) return { created: true, position: (await create(undefined)).position }
+  const errors = configurationErrors(configuration)
+  if (errors.length > 0) throw invalidFields(errors)
+  const idempotency = { key: input.key, requestHash: creditLineRequestHash(configuration) }
+  return createOnceUnderKey({
+    requested: idempotency, what: 'credit line creation request', details: { creditLineId: input.creditLineId },
+    load: () => commands.load(creditLineAggregate, input.creditLineId), exists: (state) => state.exists, recordedKey: (state) => state.idempotency,
+    create: () => create(idempotency),
+  })
 }
 
 /** The line when it exists in the organization; another organization's line is not found. */

@@ -1,5 +1,5 @@
 import type { PaymentProviderName, RateType } from '../shared/lending.js'
-import type { Event } from './types.js'
+import type { Event, RequestKey } from './types.js'
 
 /**
  * The configuration of a credit line: the product an organization lends under.
@@ -46,6 +46,8 @@ export type CreditLineCreated = Event<'CreditLineCreated', {
   organizationId: string
   configuration: CreditLineConfiguration
   createdAt: string
+  /** The creator's `Idempotency-Key` and its request's hash; absent when it was created without one. */
+  idempotency?: RequestKey
 }>
 /** Carries only the fields that changed, with their new values. */
 export type CreditLineUpdated = Event<'CreditLineUpdated', {

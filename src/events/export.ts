@@ -1,4 +1,4 @@
-import type { Event } from './types.js'
+import type { Event, RequestKey } from './types.js'
 
 /**
  * What a job was asked for: the POST /exports body without its `type`. Which
@@ -34,6 +34,8 @@ export type ExportRequested = Event<'ExportRequested', {
   parameters: ExportParameters
   requestedBy: string | null
   requestedAt: string
+  /** The requester's `Idempotency-Key` and its request's hash; absent when it was requested without one. */
+  idempotency?: RequestKey
 }>
 /** A runner claimed the job; `attemptId` names this run so a stale runner cannot write over a newer one. */
 export type ExportStarted = Event<'ExportStarted', {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type, type Static } from 'typebox'
+import { keyedCreditLineId } from '../commands/creditLine.js'
 import { createCreditLine, updateCreditLine } from '../commands/lending.js'
 import type { CreditLineConfiguration } from '../events/creditLine.js'
 import type { CreditLineDoc } from '../projections/creditLines.js'
@@ -8,7 +9,7 @@ import { AppError, notFound } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
 import { MAX_TERM_MONTHS, paymentProviderNames, rateTypes } from '../shared/lending.js'
 import { commandContext, organizationOf } from './context.js'
-import { failures, MoneyInput, NonBlankText, OrganizationHeaders, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
+import { failures, IdempotencyKeyHeader, MoneyInput, NonBlankText, OrganizationHeaders, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 
 /** An amount of a line as answered (lines recorded before the money bound keep their amounts). */
 export const PositiveDecimal = Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', description: 'decimal string', examples: ['1500000.00'] })
@@ -136,16 +137,21 @@ export const creditLineRoutes: FastifyPluginAsyncTypebox<{ services: Services }>
       summary: 'Create a credit line',
       description: 'Fields as in ProductDTO plus `disbursementMethods`, `provider`, `requireDistinctApprover` and the webhook links. ' +
         'Rules: principalMin ≤ principalDefault ≤ principalMax, timeMin ≤ timeDefault ≤ timeMax (months), amounts within the currency\'s minor unit, ' +
-        'linked webhooks must exist in the organization and not be archived.',
+        'linked webhooks must exist in the organization and not be archived. ' +
+        'With an `Idempotency-Key` header the request can be sent again safely (a retry after a timeout): the first creates the line (201), ' +
+        'the same request again (amounts compared by value, defaults filled in, fields in any order) answers 200 with that line as it is now, ' +
+        'and another request with the Key 409 IDEMPOTENCY_KEY_REUSED; concurrent duplicates create one line. Keys are per organization and ' +
+        'kept for good. Without one, every request creates a line: a retry would offer the product twice.',
       tags: ['Credit lines'],
-      headers: OrganizationHeaders,
+      headers: Type.Object({ ...OrganizationHeaders.properties, 'idempotency-key': IdempotencyKeyHeader }, { additionalProperties: true }),
       body: CreateBody,
-      response: { 201: One, ...failures(400, 401, 403) },
+      response: { 201: One, 200: Type.Object(One.properties, { description: 'the credit line this Idempotency-Key already created' }), ...failures(400, 401, 403, 409) },
     },
   }, async (request, reply) => {
     const organization = organizationOf(request)
     const body = request.body
-    const creditLineId = newId()
+    const key = request.headers['idempotency-key']
+    const creditLineId = key === undefined ? newId() : keyedCreditLineId(organization.id, key)
     const configuration: CreditLineConfiguration = {
       name: body.name, description: body.description ?? '', principalMin: body.principalMin, principalMax: body.principalMax,
       principalDefault: body.principalDefault, timeMin: body.timeMin, timeMax: body.timeMax, timeDefault: body.timeDefault, rate: body.rate,
@@ -157,10 +163,10 @@ export const creditLineRoutes: FastifyPluginAsyncTypebox<{ services: Services }>
       onDeliveredWebhooks: body.onDeliveredWebhooks ?? [],
     }
     const result = await createCreditLine(commands, {
-      creditLineId, organizationId: organization.id, configuration, now: services.clock.now().toISOString(),
+      creditLineId, organizationId: organization.id, configuration, now: services.clock.now().toISOString(), ...(key === undefined ? {} : { key }),
     }, commandContext(request))
     await services.settle(result.position)
-    return reply.code(201).send({ status: 'success', data: { creditLine: creditLineView(await load(organization.id, creditLineId)) } })
+    return reply.code(result.created ? 201 : 200).send({ status: 'success', data: { creditLine: creditLineView(await load(organization.id, creditLineId)) } })
   })
 
   app.get('/credit-lines', {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { exportAggregate } from '../commands/export.js'
+import { exportAggregate, exportRequestHash, keyedExportId, requestExportOnce } from '../commands/export.js'
 import type { ExportParameters } from '../events/export.js'
 import type { BlobKind } from '../exports/blobs.js'
 import {
@@ -168,30 +168,46 @@ const checkReportsCap = async (services: Services, organizationId: string): Prom
   }, { 'retry-after': String(retryAfter) })
 }
 
-/** POST /exports (and POST /reports/export): checks, then appends ExportRequested; the runner does the rest. */
-export const createExport = async (services: Services, request: FastifyRequest, body: ExportBody): Promise<string> => {
+/**
+ * POST /exports (and POST /reports/export): checks, then appends
+ * ExportRequested; the runner does the rest. With an `Idempotency-Key` the
+ * job the Key already names is answered (`created: false`) before the body's
+ * checks against the clock and the reports cap, which a retry must not fail.
+ */
+export const createExport = async (
+  services: Services, request: FastifyRequest, body: ExportBody, key?: string,
+): Promise<{ orderId: string; created: boolean }> => {
   const organization = organizationOf(request)
   requireBodyPermissions(organization, body)
-  const dataSet = services.exports.dataSets.get(body.type)
-  if (dataSet === undefined) throw unavailable(services, body.type)
-  requireRunnerAccepts(body)
-  checkBody(services, dataSet, body, 'body', services.clock.now().toISOString())
-  const orderId = newId()
-  const append = async () => {
-    await services.execute(exportAggregate, orderId, {
-      type: 'RequestExport', orderId, organizationId: organization.id, exportType: body.type, parameters: parametersOf(body),
-      requestedBy: request.principal?.id ?? null, now: services.clock.now().toISOString(),
-    }, commandContext(request))
+  const parameters = parametersOf(body)
+  const orderId = key === undefined ? newId() : keyedExportId(organization.id, key)
+  const command = {
+    type: 'RequestExport' as const, orderId, organizationId: organization.id, exportType: body.type, parameters,
+    requestedBy: request.principal?.id ?? null, now: services.clock.now().toISOString(),
+    ...(key === undefined ? {} : { idempotency: { key, requestHash: exportRequestHash(body.type, parameters) } }),
   }
-  if (body.type === 'reports') {
-    await services.exports.reportsAdmission.run(organization.id, async () => {
+  // Settled before the lock is left, so the next request's cap check counts this job.
+  const append = () => services.execute(exportAggregate, orderId, command, commandContext(request))
+  const requestJob = async () => {
+    const dataSet = services.exports.dataSets.get(body.type)
+    if (dataSet === undefined) throw unavailable(services, body.type)
+    requireRunnerAccepts(body)
+    checkBody(services, dataSet, body, 'body', command.now)
+    if (body.type !== 'reports') return append()
+    return services.exports.reportsAdmission.run(organization.id, async () => {
+      // A concurrent request with the same Key got in first: not counted against the cap again.
+      const { state, position } = await services.commands.load(exportAggregate, orderId)
+      if (state.status !== 'none') return { events: [], position }
       await checkReportsCap(services, organization.id)
-      await append()
+      return append()
     })
-  } else {
-    await append()
   }
-  return orderId
+  const { idempotency } = command
+  const { position, created } = idempotency === undefined
+    ? { ...(await requestJob()), created: true }
+    : await requestExportOnce(services.commands, { ...command, idempotency }, requestJob)
+  await services.settle(position)
+  return { orderId, created }
 }
 
 /** POST /exports?dryRun=true (and POST /reports/export/estimate): counts a reports export without creating it. */

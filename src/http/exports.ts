@@ -8,7 +8,7 @@ import {
 } from './exportHandlers.js'
 import { streamExportEvents } from './exportStream.js'
 import { ExportJob } from './exportViews.js'
-import { failures, OrganizationHeaders, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
+import { failures, IdempotencyKeyHeader, OrganizationHeaders, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 
 export const FileResponse = Type.Unsafe<unknown>({
   type: 'string', format: 'binary', description: 'the file: CSV, UTF-8 without BOM, RFC 4180 (CRLF line ends)',
@@ -56,19 +56,23 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     schema: {
       summary: 'Create an export job, or estimate a reports export (dryRun=true)',
       description: 'Needs ReadExport plus the type\'s domain permission (ExportReports for reports). A body of the wrong shape, a non-JSON ' +
-        'body or query parameters instead of a body answer 400 BIND_ERROR. Reports are capped per organization (429 with Retry-After).',
+        'body or query parameters instead of a body answer 400 BIND_ERROR. Reports are capped per organization (429 with Retry-After). ' +
+        'With an `Idempotency-Key` header the request can be sent again safely (a retry after a timeout): the first requests the job (202), ' +
+        'the same request again (fields in any order) answers 200 with the same orderID whatever the job has become, without counting ' +
+        'against the reports cap, and another request with the Key 409 IDEMPOTENCY_KEY_REUSED; concurrent duplicates request one job. ' +
+        'Keys are per organization and kept for good. Without one, every request makes a job.',
       tags,
-      headers: OrganizationHeaders,
+      headers: Type.Object({ ...OrganizationHeaders.properties, 'idempotency-key': IdempotencyKeyHeader }, { additionalProperties: true }),
       querystring: Type.Object({
         dryRun: Type.Optional(Type.Boolean({ default: false, description: 'reports only: count, create nothing (other types: 501)' })),
       }, { additionalProperties: false }),
       body: ExportRequestBody,
-      response: { 200: Estimate, 202: Created, ...failures(400, 401, 403, 429, 501) },
+      response: { 200: Type.Union([Estimate, Created], { description: 'the estimate (dryRun=true), or the job this Idempotency-Key already requested' }), 202: Created, ...failures(400, 401, 403, 409, 429, 501) },
     },
   }, async (request, reply) => {
     if (request.query.dryRun === true) return reply.code(200).send(await estimateExport(services, request, reply, request.body))
-    const orderID = await createExport(services, request, request.body)
-    return reply.code(202).header('location', `/v1/exports/${orderID}`).send({ status: 'success', data: { orderID } })
+    const { orderId: orderID, created } = await createExport(services, request, request.body, request.headers['idempotency-key'])
+    return reply.code(created ? 202 : 200).header('location', `/v1/exports/${orderID}`).send({ status: 'success', data: { orderID } })
   })
 
   app.get('/exports', {

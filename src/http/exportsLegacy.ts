@@ -207,7 +207,7 @@ export const legacyExportRoutes: FastifyPluginAsyncTypebox<{ services: Services 
       headers: OrganizationHeaders, body: ReportsBody, response: { 202: Created, ...failures(400, 401, 403, 429, 501) },
     },
   }, async (request, reply) => {
-    const orderID = await createExport(services, request, { ...request.body, type: 'reports' })
+    const { orderId: orderID } = await createExport(services, request, { ...request.body, type: 'reports' })
     return reply.code(202).header('location', `/v1/exports/${orderID}`).send({ status: 'success', data: { orderID } })
   })
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { creditLineAggregate } from '../../src/commands/creditLine.js'
+import { creditLineAggregate, creditLineRequestHash } from '../../src/commands/creditLine.js'
 import type { CreditLineConfiguration } from '../../src/events/creditLine.js'
 import { AppError } from '../../src/shared/errors.js'
 import { scenario } from '../helpers/deciders.js'
@@ -28,6 +28,26 @@ const fieldsRefused = (changes: Partial<CreditLineConfiguration>) => {
 
 t.test('a valid configuration creates the line', async (t) => {
   line.given().when(create).then(t, [created])
+})
+
+t.test('a line created under a Key records it; a second creation under a Key meets the line without a refusal, one without a Key is refused', async (t) => {
+  const idempotency = { key: 'consumo-2026', requestHash: 'h1' }
+  const keyed = { ...created, data: { ...created.data, idempotency } }
+  line.given().when({ ...create, idempotency }).then(t, [keyed])
+  line.given(keyed).when({ ...create, idempotency }).thenNothing(t, 'a concurrent duplicate lost the race: nothing decided')
+  line.given(keyed).when(create).thenRefused(t, 'ALREADY_EXISTS')
+  t.same(creditLineAggregate.evolve(creditLineAggregate.initialState(), keyed).idempotency, idempotency)
+  t.same(creditLineAggregate.evolve(creditLineAggregate.initialState(), keyed).configuration, configuration, 'the Key is not part of the configuration')
+})
+
+t.test('a creation request\'s hash is the configuration as recorded: amounts and rate by value, field order aside', async (t) => {
+  const hash = creditLineRequestHash(configuration)
+  t.equal(creditLineRequestHash({ ...configuration, principalMin: '500000', rate: '24.50' }), hash)
+  const reordered = Object.fromEntries(Object.entries(configuration).reverse()) as unknown as CreditLineConfiguration
+  t.equal(creditLineRequestHash(reordered), hash)
+  t.not(creditLineRequestHash({ ...configuration, rate: '24.6' }), hash)
+  t.not(creditLineRequestHash({ ...configuration, onOrderWebhooks: ['w1'] }), hash)
+  t.not(creditLineRequestHash({ ...configuration, gatewayMethods: [['cash']] }), hash)
 })
 
 t.test('bounds: min ≤ default ≤ max for principal and term, positive amounts in the minor unit', async (t) => {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { exportAggregate, exportBlobAggregate } from '../../src/commands/export.js'
+import { exportAggregate, exportBlobAggregate, exportRequestHash } from '../../src/commands/export.js'
 import type { ExportCompleted, ExportRequested, ExportStarted } from '../../src/events/export.js'
 import { scenario } from '../helpers/deciders.js'
 
@@ -18,6 +18,14 @@ const completed: ExportCompleted = { type: 'ExportCompleted', data: {
 t.test('a requested job is queued once; a claim starts it once', async (t) => {
   job.given().when({ type: 'RequestExport', ...keys, parameters: { after: now }, requestedBy: 'u1', now }).then(t, [requested])
   job.given(requested).when({ type: 'RequestExport', ...keys, parameters: {}, requestedBy: 'u1', now }).thenRefused(t, 'ALREADY_EXISTS')
+  const idempotency = { key: 'month-end', requestHash: 'h1' }
+  const keyed: ExportRequested = { ...requested, data: { ...requested.data, idempotency } }
+  job.given().when({ type: 'RequestExport', ...keys, parameters: { after: now }, requestedBy: 'u1', now, idempotency }).then(t, [keyed])
+  job.given(keyed).when({ type: 'RequestExport', ...keys, parameters: { after: now }, requestedBy: 'u2', now, idempotency })
+    .thenNothing(t, 'a concurrent duplicate under the Key lost the race: nothing decided')
+  t.same(exportAggregate.evolve(exportAggregate.initialState(), keyed).idempotency, idempotency)
+  t.equal(exportRequestHash('receivables', { after: now, before: now }), exportRequestHash('receivables', { before: now, after: now }), 'fields in any order')
+  t.not(exportRequestHash('receivables', { after: now }), exportRequestHash('installments', { after: now }), 'the type counts')
   job.given(requested).when({ type: 'StartExport', attemptId: 'a1', now }).then(t, [started(1)])
   job.given(requested, started(1)).when({ type: 'StartExport', attemptId: 'a2', now }).thenNothing(t, 'a second runner gets nothing')
   job.given().when({ type: 'StartExport', attemptId: 'a1', now }).thenRefused(t, 'NOT_FOUND')
