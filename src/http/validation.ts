@@ -97,8 +97,17 @@ const numericProperties = (schema: object): Array<[string, NumericType]> => {
     const items: unknown = 'items' in property ? property.items : undefined
     const numeric = numericTypeOf('type' in property ? property.type : undefined)
       ?? (typeof items === 'object' && items !== null && 'type' in items ? numericTypeOf(items.type) : null)
+      ?? numericChoice('anyOf' in property ? property.anyOf : undefined)
     return numeric === null ? [] : [[name, numeric]]
   })
+}
+
+/** A choice of numbers (`Type.Union([Type.Literal(1), Type.Literal(2)])`): integers when every choice is a whole number. */
+const numericChoice = (choices: unknown): NumericType | null => {
+  if (!Array.isArray(choices) || choices.length === 0) return null
+  const values = choices.map((choice: unknown) => (typeof choice === 'object' && choice !== null && 'const' in choice ? choice.const : undefined))
+  if (!values.every((value) => typeof value === 'number')) return null
+  return values.every((value) => Number.isInteger(value)) ? 'integer' : 'number'
 }
 
 type TextValidator = ReturnType<FastifySchemaCompiler<object>>

@@ -175,6 +175,7 @@ t.test('GET /profiles: type, status, expand and paging, each with its bounds', a
   t.same((await api.list(svc.adminToken, '?type=2')).json().data.map((p: ProfileBody) => p.ID), [legal.ID])
   t.equal((await api.list(svc.adminToken, '?type=3')).statusCode, 400, 'type is 1 or 2')
   t.equal((await api.list(svc.adminToken, '?type=natural')).statusCode, 400)
+  for (const spelt of ['1e0', '1.0', '1.']) t.equal((await api.list(svc.adminToken, `?type=${spelt}`)).statusCode, 400, `type=${spelt}: digits alone`)
 
   t.same((await api.list(svc.adminToken, '?status=false')).json().data.map((p: ProfileBody) => p.ID), [natural.ID], 'inactive only')
   t.equal((await api.list(svc.adminToken, '?status=true')).json().meta.total, 2, 'active only')

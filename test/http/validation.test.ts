@@ -55,3 +55,25 @@ t.test('a query\'s integers are digits alone while its numbers stay decimals, ex
   }
   t.equal(check({ ratio: '0x10' }).valid, false, 'a number is still a decimal')
 })
+
+t.test('a query\'s choice of whole numbers takes digits alone; a choice with a fraction takes decimals', async (t) => {
+  const validate = validatorCompiler({
+    schema: {
+      type: 'object',
+      properties: {
+        kind: { anyOf: [{ const: 1, type: 'number' }, { const: 2, type: 'number' }] },
+        step: { anyOf: [{ const: 0.5, type: 'number' }, { const: 1, type: 'number' }] },
+      },
+      additionalProperties: false,
+    },
+    method: 'GET', url: '/x', httpPart: 'querystring',
+  })
+  const check = (query: Record<string, unknown>) => {
+    const data = structuredClone(query)
+    return { valid: validate(data), data }
+  }
+  for (const kind of ['1e0', '1.', '1.0', '+1e0', '0x1']) t.equal(check({ kind }).valid, false, `kind=${kind}`)
+  t.same(check({ kind: '2' }), { valid: true, data: { kind: 2 } })
+  t.equal(check({ kind: '3' }).valid, false, 'not a choice')
+  t.same(check({ step: '5e-1' }), { valid: true, data: { step: 0.5 } }, 'a decimal with an exponent, as a number may be written')
+})
