@@ -41,18 +41,26 @@ const sendLine = (send: WebhookSendDoc): LogLine => ({
   reason: null, notificationStatus: null,
 })
 
+/**
+ * Whether a deletion's reason was given, not its text: the file goes to every
+ * holder of ReadExport + ReadReceivables, while a reason speaks of a signer
+ * ("deceased", "suspected forgery") and the signature's audit keeps it behind
+ * ReadDocument.
+ */
+const reasonMark = (reason: string | null): string | null => (reason === null || reason === '' ? null : 'given')
+
 const auditLine = (record: SignatureAuditDoc): LogLine => ({
   log: 'signature_audit', id: record._id, at: record.at, action: `signature.${record.action}`, subjectId: record.signatureId,
   relatedId: record.documentId, actorId: record.actorId, outcome: record.status, httpMethod: null, url: null, httpStatus: null, durationMs: null,
-  errorCode: null, errorMessage: record.notification.error, reason: record.reason, notificationStatus: record.notification.status,
+  errorCode: null, errorMessage: record.notification.error, reason: reasonMark(record.reason), notificationStatus: record.notification.status,
 })
 
 /**
  * `logs`: what the service did on the organization's behalf during the
  * previous UTC day: every webhook send started that day (trigger, request
  * line, answer, duration, error; bodies and headers stay in the send log)
- * and every signature-file deletion audited that day (who, why, the
- * signature's new status, whether the signer was notified). Webhook sends
+ * and every signature-file deletion audited that day (who, whether a reason
+ * was given, the signature's new status, whether the signer was notified). Webhook sends
  * come first, then audit records. Made at 00:15 server time.
  */
 export const logsBlobProducer = defineBlobProducer<LogLine>({
@@ -73,7 +81,7 @@ export const logsBlobProducer = defineBlobProducer<LogLine>({
     integer<LogLine>('duration_ms', 'sends: how long it took', (l) => l.durationMs),
     text<LogLine>('error_code', 'sends: TIMEOUT, HTTP_STATUS, …', (l) => l.errorCode),
     text<LogLine>('error_message', 'sends: what went wrong; audit: why notifying the signer failed', (l) => l.errorMessage),
-    text<LogLine>('reason', 'audit: the reason given for the deletion', (l) => l.reason),
+    text<LogLine>('reason', 'audit: `given` when the deletion has a reason (its text is in the signature\'s audit, ReadDocument), empty when none', (l) => l.reason),
     text<LogLine>('notification_status', 'audit: pending, dispatched, delivered or failed', (l) => l.notificationStatus),
   ],
   async *rows(context) {
