@@ -38,4 +38,7 @@ export type NotificationFailed = Event<'NotificationFailed', NotificationTopic &
   failedAt: string
 }>
 
+/** `NotificationFailed.error` of a notice that had nowhere to go: its recipient has no address. */
+export const SIGNER_WITHOUT_ADDRESS = 'the signer has no e-mail address'
+
 export type NotificationEvent = NotificationDispatched | NotificationDelivered | NotificationFailed

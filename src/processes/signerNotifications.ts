@@ -3,6 +3,7 @@ import { notificationAggregate } from '../commands/notification.js'
 import { profileAggregate, type ProfileState } from '../commands/profile.js'
 import { missingGroups, signatureAggregate } from '../commands/signature.js'
 import type { RecordedOf } from '../events/catalogue.js'
+import { SIGNER_WITHOUT_ADDRESS } from '../events/notification.js'
 import type { SignatureField } from '../events/signature.js'
 import { renderSignatureFileDeleted } from '../notifications/messages.js'
 import type { Services } from '../services.js'
@@ -60,7 +61,7 @@ const notify = async (event: RecordedOf<'SignatureFileDeleted'>, services: Servi
     channel: notifier.channel, recipient: contact.email, subject: message.subject, causationEventId: event.id, now: clock.now().toISOString(),
   }, context)
   if (contact.email === null && notifier.needsRecipient) {
-    await record({ type: 'RecordNotificationFailed', error: 'the signer has no e-mail address' })
+    await record({ type: 'RecordNotificationFailed', error: SIGNER_WITHOUT_ADDRESS })
     return
   }
   try {

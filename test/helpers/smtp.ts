@@ -6,13 +6,19 @@ export interface ReceivedMail {
   raw: string
 }
 
-/** A real SMTP server on a loopback port that keeps what it receives. */
-export const smtpServer = async (t: { teardown(fn: () => unknown): void }): Promise<{ port: number; received: ReceivedMail[] }> => {
+/** A real SMTP server on a loopback port that keeps what it receives; `rejectRecipients`: every RCPT TO answered 550, naming the address. */
+export const smtpServer = async (
+  t: { teardown(fn: () => unknown): void }, options: { rejectRecipients?: boolean } = {},
+): Promise<{ port: number; received: ReceivedMail[] }> => {
   const received: ReceivedMail[] = []
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      if (options.rejectRecipients !== true) return callback()
+      return callback(Object.assign(new Error(`<${address.address}>: Recipient address rejected: mailbox unavailable`), { responseCode: 550 }))
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = []
       stream.on('data', (chunk: Buffer) => chunks.push(chunk))

@@ -4,7 +4,9 @@ import t from 'tap'
 import { notificationAggregate } from '../../src/commands/notification.js'
 import type { RecordedOf } from '../../src/events/catalogue.js'
 import type { Notifier, OutgoingMessage } from '../../src/notifications/notifier.js'
+import { exportBlobJobName } from '../../src/processes/exportJobs.js'
 import { signerNotificationsProcess } from '../../src/processes/signerNotifications.js'
+import { ManualClock } from '../../src/shared/clock.js'
 import { deterministicId } from '../../src/shared/ids.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 import { pngBytes } from '../helpers/files.js'
@@ -94,6 +96,31 @@ t.test('a signer without an e-mail address: recorded as failed over SMTP', async
   t.equal((await outcome).type, 'NotificationFailed')
   t.match(await signature.audit(), { notification: { status: 'failed', error: 'the signer has no e-mail address' } })
   t.equal(smtp.received.length, 0)
+})
+
+t.test('the day\'s logs file tells that a notice failed and that a reason was given, without the texts that name or describe the signer', async (t) => {
+  const smtp = await smtpServer(t, { rejectRecipients: true })
+  const clock = new ManualClock('2026-03-10T12:00:00.000Z')
+  const svc = await createTestApp(t, { clock, config: { smtpUrl: `smtp://127.0.0.1:${smtp.port}`, smtpTimeoutMs: 2000 } })
+  const rejected = await signatureWithImage(svc, 'ana@example.co')
+  const failed = outcomeOf(svc)
+  t.equal((await rejected.remove('Firma de otra persona')).statusCode, 200)
+  t.equal((await failed).type, 'NotificationFailed')
+  t.match(await rejected.audit(), { reason: 'Firma de otra persona', notification: { status: 'failed', error: /ana@example\.co/ } }, 'the audit keeps both texts')
+  const addressless = await signatureWithImage(svc, undefined)
+  const noAddress = outcomeOf(svc)
+  t.equal((await addressless.remove('')).statusCode, 200)
+  t.equal((await noAddress).type, 'NotificationFailed')
+
+  clock.set('2026-03-11T00:30:00.000Z')
+  await svc.runtime.scheduler.runNow(exportBlobJobName('logs'))
+  const token = await svc.clientToken(svc.config.adminClientId ?? '', svc.config.adminClientSecret ?? '')
+  const logs = await svc.call({ method: 'GET', url: '/v1/exports/blobs/logs', token, organizationId: svc.organizationId })
+  t.equal(logs.statusCode, 200)
+  const rows = logs.body.trim().split('\r\n').filter((row) => row.startsWith('signature_audit,')).map((row) => row.split(','))
+  t.same(rows.map((row) => [row[13], row[14], row[15]]), [['send_failed', 'given', 'failed'], ['no_address', '', 'failed']],
+    'error_message, reason, notification_status')
+  t.notMatch(logs.body, /ana@example|Firma de otra persona|Recipient address rejected/)
 })
 
 t.test('a redelivered deletion event sends nothing again, and a send cut short by a crash is not repeated', async (t) => {

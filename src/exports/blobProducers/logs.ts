@@ -1,3 +1,4 @@
+import { SIGNER_WITHOUT_ADDRESS } from '../../events/notification.js'
 import type { SignatureAuditDoc } from '../../projections/signatureAudit.js'
 import type { WebhookSendDoc } from '../../projections/webhookSends.js'
 import { defineBlobProducer } from '../blobs.js'
@@ -49,10 +50,20 @@ const sendLine = (send: WebhookSendDoc): LogLine => ({
  */
 const reasonMark = (reason: string | null): string | null => (reason === null || reason === '' ? null : 'given')
 
+/**
+ * Why notifying the signer failed, as a kind: the transport's text can quote
+ * the signer's address (an SMTP 550 names the rejected recipient), which the
+ * signature's audit keeps behind ReadDocument.
+ */
+const notificationFailure = (error: string | null): string | null => {
+  if (error === null) return null
+  return error === SIGNER_WITHOUT_ADDRESS ? 'no_address' : 'send_failed'
+}
+
 const auditLine = (record: SignatureAuditDoc): LogLine => ({
   log: 'signature_audit', id: record._id, at: record.at, action: `signature.${record.action}`, subjectId: record.signatureId,
   relatedId: record.documentId, actorId: record.actorId, outcome: record.status, httpMethod: null, url: null, httpStatus: null, durationMs: null,
-  errorCode: null, errorMessage: record.notification.error, reason: reasonMark(record.reason), notificationStatus: record.notification.status,
+  errorCode: null, errorMessage: notificationFailure(record.notification.error), reason: reasonMark(record.reason), notificationStatus: record.notification.status,
 })
 
 /**
@@ -80,7 +91,7 @@ export const logsBlobProducer = defineBlobProducer<LogLine>({
     integer<LogLine>('http_status', 'sends: the destination\'s status code', (l) => l.httpStatus),
     integer<LogLine>('duration_ms', 'sends: how long it took', (l) => l.durationMs),
     text<LogLine>('error_code', 'sends: TIMEOUT, HTTP_STATUS, …', (l) => l.errorCode),
-    text<LogLine>('error_message', 'sends: what went wrong; audit: why notifying the signer failed', (l) => l.errorMessage),
+    text<LogLine>('error_message', 'sends: what went wrong; audit: why notifying the signer failed, `no_address` or `send_failed` (the text is in the signature\'s audit)', (l) => l.errorMessage),
     text<LogLine>('reason', 'audit: `given` when the deletion has a reason (its text is in the signature\'s audit, ReadDocument), empty when none', (l) => l.reason),
     text<LogLine>('notification_status', 'audit: pending, dispatched, delivered or failed', (l) => l.notificationStatus),
   ],
