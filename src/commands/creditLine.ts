@@ -156,11 +156,14 @@ export const keyedCreditLineId = (organizationId: string, key: string): string =
 /**
  * What makes two creations with one Key "the same": the configuration as the
  * line records it (amounts at the currency's minor unit, the rate as a plain
- * decimal, defaults filled in, fields in any order). Only for a configuration
- * that passed `configurationErrors`.
+ * decimal, defaults filled in, fields in any order), its webhook links as
+ * sets. Only for a configuration that passed `configurationErrors`.
  */
-export const creditLineRequestHash = (configuration: CreditLineConfiguration): string =>
-  hashRequest([canonical(keptConfiguration(canonicalConfiguration(configuration)))])
+export const creditLineRequestHash = (configuration: CreditLineConfiguration): string => {
+  const kept = keptConfiguration(canonicalConfiguration(configuration))
+  const links = { onOrderWebhooks: [...new Set(kept.onOrderWebhooks)].sort(), onDeliveredWebhooks: [...new Set(kept.onDeliveredWebhooks)].sort() }
+  return hashRequest([canonical({ ...kept, ...links })])
+}
 
 /** Payment-method names of nested groups, flattened. */
 export const methodNames = (groups: string[][]): string[] => [...new Set(groups.flat())]

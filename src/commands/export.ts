@@ -2,6 +2,7 @@ import type { ExportBlobEvent, ExportEvent, ExportFile, ExportParameters } from 
 import type { RequestKey } from '../events/types.js'
 import { AppError } from '../shared/errors.js'
 import { deterministicId } from '../shared/ids.js'
+import { money } from '../shared/money.js'
 import type { Aggregate } from './decider.js'
 import type { CommandHandler } from './handler.js'
 import { canonical, createOnceUnderKey, hashRequest } from './idempotency.js'
@@ -196,8 +197,32 @@ export const exportBlobAggregate: Aggregate<ExportBlobCommand, ExportBlobEvent, 
 /** The id of the export job an organization's `Idempotency-Key` names: one job per Key, whatever the concurrency. */
 export const keyedExportId = (organizationId: string, key: string): string => deterministicId('export', organizationId, key)
 
-/** What makes two requests with one Key "the same": the type and the parameters as the job records them, fields in any order. */
-export const exportRequestHash = (exportType: string, parameters: ExportParameters): string => hashRequest([exportType, canonical(parameters)])
+const DECIMAL = /^\d+(\.\d+)?$/
+
+const instant = (value: unknown): unknown => (typeof value === 'string' && !Number.isNaN(Date.parse(value)) ? new Date(value).toISOString() : value)
+const amount = (value: unknown): unknown => (typeof value === 'string' && DECIMAL.test(value) ? money(value).toFixed() : value)
+const set = (value: unknown): unknown => (Array.isArray(value) ? [...value].sort() : value)
+
+/** A filter as the data set reads it: lists of choices as sets, amounts by value, one value as a list of one. */
+const comparableFilters = (exportType: string, filters: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(filters).map(([name, value]) => {
+    if (exportType === 'reports') return [name, set(typeof value === 'string' ? [value] : value)]
+    return [name, name === 'minAmount' || name === 'maxAmount' ? amount(value) : set(value)]
+  }))
+
+/**
+ * What makes two requests with one Key "the same": the type and the
+ * parameters as the job reads them, so a client that writes a retry
+ * otherwise is not refused: times as instants (`…T00:00:00Z` and
+ * `…T00:00:00.000+00:00`), amounts by value, lists of choices in any order
+ * (report columns keep theirs: they order the file), fields in any order.
+ */
+export const exportRequestHash = (exportType: string, parameters: ExportParameters): string => {
+  const { after, before, filters, ...rest } = parameters
+  return hashRequest([exportType, canonical({
+    ...rest, after: instant(after), before: instant(before), filters: filters === undefined ? undefined : comparableFilters(exportType, filters),
+  })])
+}
 
 /**
  * An export request under an `Idempotency-Key` (its order id from

@@ -64,8 +64,9 @@ const unique = (ids: string[] | undefined) => (ids === undefined ? undefined : [
  * `keyedCreditLineId`) the first request creates it, the same request again
  * gets it back (`created: false`) whatever it has become (its webhooks
  * archived since, say), another request with the Key is refused (409
- * `IDEMPOTENCY_KEY_REUSED`). An invalid configuration is refused (400) before
- * the Key is looked at.
+ * `IDEMPOTENCY_KEY_REUSED`). An invalid configuration, or another
+ * organization's `entityConfigID`, is refused (400) before the Key is looked
+ * at; the webhook links only when the line is created.
  */
 export const createCreditLine = async (
   commands: CommandHandler,
@@ -78,16 +79,19 @@ export const createCreditLine = async (
     onDeliveredWebhooks: unique(input.configuration.onDeliveredWebhooks) ?? [],
   }
   const create = async (idempotency: RequestKey | undefined) => {
-    await checkConfiguration(commands, input.organizationId, input.configuration.entityConfigID)
     await checkWebhookLinks(commands, input.organizationId, input.configuration, {})
     return commands.execute(creditLineAggregate, input.creditLineId, {
       type: 'CreateCreditLine', creditLineId: input.creditLineId, organizationId: input.organizationId, configuration, now: input.now,
       ...(idempotency === undefined ? {} : { idempotency }),
     }, context)
   }
-  if (input.key === undefined) return { created: true, position: (await create(undefined)).position }
+  if (input.key === undefined) {
+    await checkConfiguration(commands, input.organizationId, input.configuration.entityConfigID)
+    return { created: true, position: (await create(undefined)).position }
+  }
   const errors = configurationErrors(configuration)
   if (errors.length > 0) throw invalidFields(errors)
+  await checkConfiguration(commands, input.organizationId, input.configuration.entityConfigID)
   const idempotency = { key: input.key, requestHash: creditLineRequestHash(configuration) }
   return createOnceUnderKey({
     requested: idempotency, what: 'credit line creation request', details: { creditLineId: input.creditLineId },

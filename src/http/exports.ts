@@ -19,6 +19,12 @@ export const Created = Type.Object({
   data: Type.Object({ orderID: Uuid }),
 }, { description: 'the job is queued; poll Location (every 5 s) or follow GET /exports/sse' })
 
+/** The answer to a request sent again under its `Idempotency-Key`: the job it already made. */
+export const Repeated = Type.Object(Created.properties, { description: 'the job this Idempotency-Key already requested, whatever it has become; see Location' })
+
+/** Headers of a job's creation: the organization, and an optional `Idempotency-Key`. */
+export const CreationHeaders = Type.Object({ ...OrganizationHeaders.properties, 'idempotency-key': IdempotencyKeyHeader }, { additionalProperties: true })
+
 export const Estimate = Type.Object({
   itemCount: Type.Integer({ description: 'rows the report would have' }),
   overflowed: Type.Boolean({ description: 'itemCount is above EXPORTS_REPORTS_MAX_ROWS: the export would fail' }),
@@ -62,12 +68,12 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
         'against the reports cap, and another request with the Key 409 IDEMPOTENCY_KEY_REUSED; concurrent duplicates request one job. ' +
         'Keys are per organization and kept for good. Without one, every request makes a job.',
       tags,
-      headers: Type.Object({ ...OrganizationHeaders.properties, 'idempotency-key': IdempotencyKeyHeader }, { additionalProperties: true }),
+      headers: CreationHeaders,
       querystring: Type.Object({
         dryRun: Type.Optional(Type.Boolean({ default: false, description: 'reports only: count, create nothing (other types: 501)' })),
       }, { additionalProperties: false }),
       body: ExportRequestBody,
-      response: { 200: Type.Union([Estimate, Created], { description: 'the estimate (dryRun=true), or the job this Idempotency-Key already requested' }), 202: Created, ...failures(400, 401, 403, 409, 429, 501) },
+      response: { 200: Type.Union([Estimate, Repeated], { description: 'the estimate (dryRun=true), or the job this Idempotency-Key already requested' }), 202: Created, ...failures(400, 401, 403, 409, 429, 501) },
     },
   }, async (request, reply) => {
     if (request.query.dryRun === true) return reply.code(200).send(await estimateExport(services, request, reply, request.body))

@@ -11,7 +11,7 @@ import {
   acceptJsonBodiesOnly, createExport, estimateExport, listJobs, ListQuery, loadJobByFileId, sendBlob, sendInlineExport, sendJobFile,
   sourcesBody,
 } from './exportHandlers.js'
-import { Created, Estimate, FileResponse, JobList, Sources } from './exports.js'
+import { Created, CreationHeaders, Estimate, FileResponse, JobList, Repeated, Sources } from './exports.js'
 import { streamExportEvents } from './exportStream.js'
 import { fieldErrorsOf } from './plugins/errors.js'
 import { failures, OrganizationHeaders } from './schemas.js'
@@ -204,11 +204,12 @@ export const legacyExportRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     config: { ...create.config, organization: 'header', validationCode: 'BIND_ERROR' },
     schema: {
       ...create.schema, summary: 'Create a reports export (legacy; use POST /v1/exports with type reports)',
-      headers: OrganizationHeaders, body: ReportsBody, response: { 202: Created, ...failures(400, 401, 403, 429, 501) },
+      description: 'An `Idempotency-Key` header works as on POST /v1/exports: the same request again answers 200 with the same orderID.',
+      headers: CreationHeaders, body: ReportsBody, response: { 202: Created, 200: Repeated, ...failures(400, 401, 403, 409, 429, 501) },
     },
   }, async (request, reply) => {
-    const { orderId: orderID } = await createExport(services, request, { ...request.body, type: 'reports' })
-    return reply.code(202).header('location', `/v1/exports/${orderID}`).send({ status: 'success', data: { orderID } })
+    const { orderId: orderID, created } = await createExport(services, request, { ...request.body, type: 'reports' }, request.headers['idempotency-key'])
+    return reply.code(created ? 202 : 200).header('location', `/v1/exports/${orderID}`).send({ status: 'success', data: { orderID } })
   })
 
   const estimate = legacy('POST', '/reports/export/estimate', '/v1/exports?dryRun=true', 'reports')

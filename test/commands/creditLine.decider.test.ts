@@ -47,6 +47,8 @@ t.test('a creation request\'s hash is the configuration as recorded: amounts and
   t.equal(creditLineRequestHash(reordered), hash)
   t.not(creditLineRequestHash({ ...configuration, rate: '24.6' }), hash)
   t.not(creditLineRequestHash({ ...configuration, onOrderWebhooks: ['w1'] }), hash)
+  t.equal(creditLineRequestHash({ ...configuration, onOrderWebhooks: ['w1', 'w2'] }), creditLineRequestHash({ ...configuration, onOrderWebhooks: ['w2', 'w1', 'w2'] }),
+    'webhook links as sets')
   t.not(creditLineRequestHash({ ...configuration, gatewayMethods: [['cash']] }), hash)
 })
 

@@ -26,6 +26,15 @@ t.test('a requested job is queued once; a claim starts it once', async (t) => {
   t.same(exportAggregate.evolve(exportAggregate.initialState(), keyed).idempotency, idempotency)
   t.equal(exportRequestHash('receivables', { after: now, before: now }), exportRequestHash('receivables', { before: now, after: now }), 'fields in any order')
   t.not(exportRequestHash('receivables', { after: now }), exportRequestHash('installments', { after: now }), 'the type counts')
+  t.equal(exportRequestHash('receivables', { after: '2026-03-01T10:00:00Z' }), exportRequestHash('receivables', { after: '2026-03-01T05:00:00.000-05:00' }),
+    'times as instants')
+  t.not(exportRequestHash('receivables', { after: '2026-03-01T10:00:00Z' }), exportRequestHash('receivables', { after: '2026-03-01T10:00:01Z' }))
+  t.equal(exportRequestHash('payments', { filters: { status: ['pending', 'failed'], minAmount: '100' } }),
+    exportRequestHash('payments', { filters: { minAmount: '100.00', status: ['failed', 'pending'] } }), 'lists of choices as sets, amounts by value')
+  t.not(exportRequestHash('payments', { filters: { minAmount: '100' } }), exportRequestHash('payments', { filters: { maxAmount: '100' } }))
+  t.equal(exportRequestHash('reports', { columns: ['c.a'], filters: { 'c.b': 'x' } }), exportRequestHash('reports', { columns: ['c.a'], filters: { 'c.b': ['x'] } }),
+    'a report filter\'s one value is a list of one')
+  t.not(exportRequestHash('reports', { columns: ['c.a', 'c.b'] }), exportRequestHash('reports', { columns: ['c.b', 'c.a'] }), 'report columns keep their order: they order the file')
   job.given(requested).when({ type: 'StartExport', attemptId: 'a1', now }).then(t, [started(1)])
   job.given(requested, started(1)).when({ type: 'StartExport', attemptId: 'a2', now }).thenNothing(t, 'a second runner gets nothing')
   job.given().when({ type: 'StartExport', attemptId: 'a1', now }).thenRefused(t, 'NOT_FOUND')

@@ -28,6 +28,10 @@ t.test('a credit line created with an Idempotency-Key: 201 first, 200 with the l
     ...lineBody({ onOrderWebhooks: [webhook, webhook] }), principalMin: '500000', principalMax: '20000000.0', rate: '12.00', active: true,
   })
   t.equal(spelledOtherwise.statusCode, 200, 'amounts by value, a webhook named twice, a default spelled out: the same request')
+  const second = await createWebhook(svc.runtime, svc.organizationId)
+  const twoLinks = await api.post('two-links', lineBody({ onOrderWebhooks: [webhook, second] }))
+  t.equal(twoLinks.statusCode, 201)
+  t.equal((await api.post('two-links', lineBody({ onOrderWebhooks: [second, webhook] }))).statusCode, 200, 'links in another order: the same request')
 
   const patched = await svc.call({
     method: 'PATCH', url: `/v1/credit-lines/${line.ID}`, token: svc.adminToken, organizationId: svc.organizationId, payload: { name: 'Consumo 2026' },
@@ -52,7 +56,7 @@ t.test('a credit line created with an Idempotency-Key: 201 first, 200 with the l
     })
   }
   t.same(await streamEventTypes(svc, 'creditLine', line.ID), ['CreditLineCreated', 'CreditLineUpdated'], 'one creation, and the change')
-  t.equal(await api.count(), 1)
+  t.equal(await api.count(), 2)
 })
 
 t.test('concurrent creations with one Key make one line; another organization\'s same Key is its own; no Key, a new line each time', async (t) => {
@@ -82,4 +86,7 @@ t.test('concurrent creations with one Key make one line; another organization\'s
   t.equal((await api.post('bad-link', lineBody())).statusCode, 201, 'a refused link leaves its Key free')
   const invalidAfterUse = await api.post('race', lineBody({ timeMin: 48 }))
   t.equal(invalidAfterUse.statusCode, 400, 'an invalid request is refused as invalid, whatever its Key names')
+  const foreignConfiguration = await api.post('race', lineBody({ entityConfigID: '00000000-0000-4000-8000-000000000001' }))
+  t.equal(foreignConfiguration.statusCode, 400, 'a configuration not the organization\'s is refused as invalid, whatever its Key names')
+  t.same(foreignConfiguration.json().data.errors.map((e: { field: string }) => e.field), ['body.entityConfigID'])
 })

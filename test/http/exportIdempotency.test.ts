@@ -15,6 +15,7 @@ const setup = async (t: Parameters<typeof createTestApp>[0], options: { blocking
     config: { exportsReportsMaxConcurrent: 1, exportsReportsMaxPerHour: 100, ...options.config },
     beforeStart: (runtime) => {
       runtime.exports.dataSets.register(fixtureDataSet('receivables', 30))
+      runtime.exports.dataSets.register(fixtureDataSet('payments', 30, { countable: false }))
       runtime.exports.dataSets.register(options.blockingReports === true ? blockingDataSet('reports') : reportsDataSet(3))
     },
   })
@@ -36,8 +37,8 @@ t.test('an export requested with an Idempotency-Key: 202 first, 200 with the sam
   t.equal(orderID, keyedExportId(svc.organizationId, 'month-end'), 'the id derives from the organization and the Key')
   t.equal(first.headers['location'], `/v1/exports/${orderID}`)
 
-  const again = await api.post('month-end', { before: receivables.before, after: receivables.after, type: 'receivables' })
-  t.equal(again.statusCode, 200, 'the same fields in another order: the same request')
+  const again = await api.post('month-end', { before: '2026-01-24T19:00:00-05:00', after: '2026-01-05T00:00:00.000Z', type: 'receivables' })
+  t.equal(again.statusCode, 200, 'the same fields in another order, the same instants written otherwise: the same request')
   t.same(again.json(), { status: 'success', data: { orderID } })
   t.equal(again.headers['location'], `/v1/exports/${orderID}`)
 
@@ -64,6 +65,17 @@ t.test('an export requested with an Idempotency-Key: 202 first, 200 with the sam
   t.equal((await exportsOf(svc, svc.organizationId, reader).post('month-end', receivables)).statusCode, 403, 'a caller who may not export the type learns nothing of the Key')
 })
 
+t.test('a payments request written otherwise on its retry (choices in another order, amounts respelt) is the same request', async (t) => {
+  const svc = await setup(t)
+  const api = exportsOf(svc)
+  const first = await api.post('payments-q1', { type: 'payments', filters: { status: ['pending', 'failed'], minAmount: '100', maxAmount: '2500.5' } })
+  t.equal(first.statusCode, 202)
+  const again = await api.post('payments-q1', { type: 'payments', filters: { maxAmount: '2500.50', status: ['failed', 'pending'], minAmount: '100.00' } })
+  t.equal(again.statusCode, 200)
+  t.equal(again.json().data.orderID, first.json().data.orderID)
+  t.equal((await api.post('payments-q1', { type: 'payments', filters: { status: ['pending'], minAmount: '100', maxAmount: '2500.5' } })).statusCode, 409, 'fewer choices')
+})
+
 t.test('a reports request sent again is answered, not counted against the cap; concurrent duplicates make one job', async (t) => {
   const svc = await setup(t, { blockingReports: true })
   const api = exportsOf(svc)
@@ -76,6 +88,25 @@ t.test('a reports request sent again is answered, not counted against the cap; c
   t.equal(another.json().data.code, 'EXPORT_RATE_LIMITED')
   t.equal((await api.post('other', report)).statusCode, 429, 'a refused request leaves its Key free: refused again by the cap, not by the Key')
   t.equal(await api.count(), 1)
+})
+
+t.test('the legacy POST /reports/export takes the Key as POST /v1/exports does, one Key space for both', async (t) => {
+  const svc = await setup(t)
+  const legacy = (key: string, payload: object) => svc.call({
+    method: 'POST', url: '/v1/reports/export', token: svc.adminToken, organizationId: svc.organizationId, payload, headers: { 'idempotency-key': key },
+  })
+  const { type: _type, ...legacyReport } = report
+  const first = await legacy('legacy-1', legacyReport)
+  t.equal(first.statusCode, 202)
+  const orderID: string = first.json().data.orderID
+  t.equal(orderID, keyedExportId(svc.organizationId, 'legacy-1'))
+  const again = await legacy('legacy-1', legacyReport)
+  t.equal(again.statusCode, 200)
+  t.same(again.json(), { status: 'success', data: { orderID } })
+  t.equal(again.headers['location'], `/v1/exports/${orderID}`)
+  t.equal((await exportsOf(svc).post('legacy-1', report)).statusCode, 200, 'the same request through the new route')
+  t.equal((await legacy('legacy-1', { ...legacyReport, columns: ['credits.id'] })).statusCode, 409)
+  t.equal(await exportsOf(svc).count(), 1)
 })
 
 t.test('Keys are per organization; without one every request makes a job; refused requests and dry runs leave the Key free', async (t) => {
