@@ -12,7 +12,7 @@ import { newId } from '../shared/ids.js'
 import { allScopes, isScope } from '../shared/permissions.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
 import { organizationAccess, requireAssignable, requireScopesHeld } from './plugins/organization.js'
-import { failures, NonBlankText, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
+import { failures, NonBlankText, PageQuery, Pagination, pagination, ProseText, Timestamp, Uuid } from './schemas.js'
 
 const Organization = Type.Object({
   id: Uuid,
@@ -125,7 +125,7 @@ export const administrationRoutes: FastifyPluginAsyncTypebox<{ services: Service
         'The reason is kept in the event log and shown as `deactivationReason`. Deactivating an inactive organization changes nothing.',
       tags: ['Administration'],
       params: OrganizationPath,
-      body: Type.Object({ reason: NonBlankText({ maxLength: 500, description: 'why' }) }, { additionalProperties: false }),
+      body: Type.Object({ reason: ProseText({ maxLength: 500, description: 'why' }) }, { additionalProperties: false }),
       response: { 200: OrganizationAnswer, ...failures(400, 401, 403, 404) },
     },
   }, (request) => changeOrganization(request, request.params.entityid, { type: 'DeactivateOrganization', reason: request.body.reason }))

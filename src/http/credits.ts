@@ -12,11 +12,11 @@ import { newId } from '../shared/ids.js'
 import { creditStates } from '../shared/lending.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
 import { Credit, CreditSummary, creditSummaryView, creditView, Installment, installmentView } from './creditViews.js'
-import { failures, IdempotencyKeyHeader, MoneyInput, OrganizationHeaders, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
+import { failures, IdempotencyKeyHeader, MoneyInput, OrganizationHeaders, PageQuery, Pagination, pagination, ProseText, Timestamp, Uuid } from './schemas.js'
 
 const CreditParams = Type.Object({ creditid: Uuid })
 const One = Type.Object({ status: Type.Literal('success'), data: Type.Object({ credit: Credit }) })
-const Reason = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: false })
+const Reason = Type.Object({ reason: ProseText({ maxLength: 500 }) }, { additionalProperties: false })
 
 const RecordedEvent = Type.Object({
   id: Uuid,

@@ -10,7 +10,7 @@ import { isOrderTarget } from '../shared/installments.js'
 import { orderStatuses, paymentProviderNames, ZERO_INSTALLMENT } from '../shared/lending.js'
 import { money } from '../shared/money.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
-import { failures, MoneyInput, MoneyString, OrganizationHeaders, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
+import { failures, MoneyInput, MoneyString, OrganizationHeaders, PageQuery, Pagination, pagination, ProseText, Timestamp, Uuid } from './schemas.js'
 
 const InstallmentRef = Type.String({
   pattern: `^(${ZERO_INSTALLMENT}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$`,
@@ -223,7 +223,7 @@ export const payableRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
 
   app.post('/payables/:creditid/installments/:installmentid/orders/:orderid/reject', {
     ...rejection,
-    schema: { ...rejection.schema, body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: false }) },
+    schema: { ...rejection.schema, body: Type.Object({ reason: ProseText({ maxLength: 500 }) }, { additionalProperties: false }) },
   }, async (request) => {
     const scope = { organizationId: organizationOf(request).id, creditId: request.params.creditid, installmentId: request.params.installmentid, orderId: request.params.orderid }
     await loadOrderIn(commands, scope)

@@ -12,7 +12,7 @@ import { commandContext, organizationOf, principalOf } from './context.js'
 import { organizationAccess, requirePermissions } from './plugins/organization.js'
 import { LegalInput, LegalPatch, NaturalInput, NaturalPatch, ProfileEnvelope, ProfileSchema } from './profileSchemas.js'
 import { fullProfileView, parseExpand, profileView } from './profileViews.js'
-import { ConfigOrganizationHeaders, failures, IdempotencyKeyHeader, Uuid } from './schemas.js'
+import { ConfigOrganizationHeaders, failures, IdempotencyKeyHeader, ProseText, Uuid } from './schemas.js'
 
 const IdParams = Type.Object({ id: Uuid })
 const ExpandValue = Type.String({ pattern: '^(entity|natural|legal|city)(,(entity|natural|legal|city))*$' })
@@ -205,7 +205,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     schema: {
       summary: 'Deactivate a profile (owner or administrator); no new credits are granted to an inactive debtor',
       tags: ['Profiles'], headers: ConfigOrganizationHeaders, params: IdParams,
-      body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: false }),
+      body: Type.Object({ reason: ProseText({ maxLength: 500 }) }, { additionalProperties: false }),
       response: { 200: ProfileEnvelope, ...failures(400, 401, 403, 404) },
     },
   }, async (request) => {

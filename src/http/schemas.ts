@@ -26,10 +26,27 @@ export const MoneyNumberInput = (description: string) => Type.Number({ minimum: 
 export const NON_BLANK_TEXT_PATTERN =
   '^[\\p{Zs}\\p{Cf}\\p{Default_Ignorable_Code_Point}]*[^\\p{Z}\\p{Cf}\\p{Default_Ignorable_Code_Point}\\p{Cc}\\p{Cs}][^\\p{Cc}\\p{Zl}\\p{Zp}\\p{Cs}]*$'
 
+/**
+ * Prose (a reason): as NON_BLANK_TEXT_PATTERN, but tabs and line breaks (U+0009, U+000A, U+000D, U+2028, U+2029)
+ * may stand anywhere, so "Fraud confirmed.\nSee OPS-1234." is taken; NUL and the other control characters are not.
+ */
+export const PROSE_TEXT_PATTERN =
+  '^[\\p{Z}\\p{Cf}\\p{Default_Ignorable_Code_Point}\\t\\n\\r]*[^\\p{Z}\\p{Cf}\\p{Default_Ignorable_Code_Point}\\p{Cc}\\p{Cs}](?:[^\\p{Cc}\\p{Cs}]|[\\t\\n\\r])*$'
+
 /** What a validation error says, instead of ajv's `must match pattern "<regex>"`, for the patterns listed here (src/http/plugins/errors.ts). */
 export const patternMessages: ReadonlyMap<string, string> = new Map([
   [NON_BLANK_TEXT_PATTERN, 'must contain a visible character and no control characters'],
+  [PROSE_TEXT_PATTERN, 'must contain a visible character and no control characters but tabs and line breaks'],
 ])
+
+/** A reason or other prose in a request body: a visible character, lines and tabs allowed, no other control character. */
+export const ProseText = (options: { maxLength: number; description?: string }) =>
+  Type.String({
+    minLength: 1,
+    maxLength: options.maxLength,
+    pattern: PROSE_TEXT_PATTERN,
+    description: `${options.description === undefined ? '' : `${options.description}; `}at least one visible character; line breaks and tabs allowed, no other control characters`,
+  })
 
 /** A required name or label in a request body (not in answers: names recorded before it may be blank), not blank and free of control characters. */
 export const NonBlankText = (options: { minLength?: number; maxLength: number; description?: string }) =>

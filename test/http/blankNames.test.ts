@@ -1,9 +1,9 @@
 import type { LightMyRequestResponse } from 'fastify'
 import t, { type Test } from 'tap'
 import { builtInRoleTemplateId } from '../../src/commands/identity.js'
-import { NON_BLANK_TEXT_PATTERN } from '../../src/http/schemas.js'
+import { NON_BLANK_TEXT_PATTERN, PROSE_TEXT_PATTERN } from '../../src/http/schemas.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
-import { lending, lineBody } from '../helpers/lending.js'
+import { createDebtor, lending, lineBody } from '../helpers/lending.js'
 import { createProfile } from '../helpers/organizations.js'
 import { consumerModel, scoringModelApi } from '../helpers/scoring.js'
 
@@ -18,9 +18,10 @@ const MESSAGE = 'must contain a visible character and no control characters'
 interface FieldError { field: string; message: string }
 
 /** Each blank value gets 400 VALIDATION_ERROR naming `field` with the readable message, and no event is appended. */
-const refusesBlanks = async (t: Test, svc: TestApp, field: string, send: Send) => {
+const refusesBlanks = async (t: Test, svc: TestApp, field: string, send: Send, rule: { message: string; blanks: ReadonlyArray<readonly [string, string]> } = { message: MESSAGE, blanks: BLANKS }) => {
   const head = await svc.runtime.eventStore.headPosition()
-  for (const [what, value] of BLANKS) {
+  const MESSAGE = rule.message
+  for (const [what, value] of rule.blanks) {
     const response = await send(value)
     t.equal(response.statusCode, 400, `${field}, ${what}: 400`)
     const body: { status: string; data: { code: string; message: string; errors: FieldError[] } } = response.json()
@@ -197,7 +198,7 @@ t.test('credit line names: blank ones are refused on create and PATCH, nothing w
   await acceptsNames(t, 200, rename, shown)
 })
 
-t.test('tax and role-template names and the deactivation reason: blank ones are refused, a zero-width space or a NUL too, nothing written', async (t) => {
+t.test('tax and role-template names: blank ones are refused, a zero-width space or a NUL too, nothing written', async (t) => {
   const svc = await createTestApp(t)
   const tax = (name: string) => svc.call({
     method: 'POST', url: '/v1/taxes', token: svc.adminToken, organizationId: svc.organizationId,
@@ -206,11 +207,50 @@ t.test('tax and role-template names and the deactivation reason: blank ones are 
   const template = (name: string) => svc.call({
     method: 'POST', url: `/v1/organization/${svc.organizationId}/role-template`, token: svc.adminToken, payload: { name, permissions: ['ReadCredit'] },
   })
-  const deactivate = (reason: string) => svc.call({
-    method: 'POST', url: `/v1/organizations/${svc.organizationId}/deactivate`, token: svc.adminToken, payload: { reason },
-  })
   await refusesBlanks(t, svc, 'body.name', tax)
   await refusesBlanks(t, svc, 'body.name', template)
-  await refusesBlanks(t, svc, 'body.reason', deactivate)
   await acceptsNames(t, 201, tax, (answer) => answer.json().data.name)
+})
+
+const PROSE_MESSAGE = 'must contain a visible character and no control characters but tabs and line breaks'
+/** Reasons that show nothing, or hide a control character other than a tab or a line break. */
+const BLANK_REASONS = [...BLANKS, ['only line breaks and tabs', '\n\t\r\n'], ['an escape inside', 'see\u001b[31m OPS']] as const
+const REASON = 'Fraude confirmado.\nVer el caso OPS-1234:\t«firma de otra persona».'
+
+t.test('the prose pattern: a visible character somewhere, tabs and line breaks anywhere, no other control character', async (t) => {
+  const pattern = new RegExp(PROSE_TEXT_PATTERN, 'u')
+  for (const [what, refused] of [...BLANK_REASONS, ['empty', ''], ['a lone surrogate', 'a\ud800'], ['DEL', 'a\u007f']]) t.notOk(pattern.test(refused), what)
+  // Named, not shown: a raw line separator would break the TAP stream.
+  for (const [what, accepted] of [['lines and a tab', REASON], ['a leading line feed', '\nAna'], ['a line separator', 'Ana\u2028Luz'],
+    ['a list', '\t- duplicated\r\n- blurred'], ...NAMES.map((name) => [name, name])]) t.ok(pattern.test(accepted), what)
+  t.notOk(pattern.test(`${'\n'.repeat(500_000)}${'a'.repeat(500_000)}\u0000`), 'a megabyte ending in NUL')
+})
+
+t.test('reasons (organization and profile deactivation, credit rejection and cancellation, order rejection): blank ones refused, nothing written; line breaks kept', async (t) => {
+  const svc = await createTestApp(t)
+  const l = await lending(svc)
+  const rule = { message: PROSE_MESSAGE, blanks: BLANK_REASONS }
+  const post = (url: string) => (reason: string) => svc.call({
+    method: 'POST', url, token: svc.adminToken, organizationId: svc.organizationId, headers: { 'config-organization-id': svc.organizationId }, payload: { reason },
+  })
+  const requested = await l.requestCredit({ creditLineId: await l.createLine(), debtorId: await createDebtor(svc.runtime, svc.organizationId) })
+  const disbursed = await l.disbursedCredit()
+  const installment = disbursed.installments[0]?.ID ?? ''
+  const orders = `/v1/payables/${disbursed.ID}/installments/${installment}/orders`
+  const order = (await l.call('POST', orders, { Key: 'reasons' })).json().order
+  const profileId = await createProfile(svc, svc.organizationId, { natural: { firstName: 'Ana', lastName: 'Gómez', documentType: 'CC', documentNumber: '1020304051' } })
+  const routes = {
+    'credit rejection': post(`/v1/credits/${requested.ID}/reject`),
+    'order rejection': post(`${orders}/${order.ID}/reject`),
+    'profile deactivation': post(`/v1/profiles/${profileId}/deactivate`),
+    'organization deactivation': post(`/v1/organizations/${svc.organizationId}/deactivate`),
+  }
+  for (const send of Object.values(routes)) await refusesBlanks(t, svc, 'body.reason', send, rule)
+  const cancelled = await l.requestCredit({ creditLineId: await l.createLine(), debtorId: await createDebtor(svc.runtime, svc.organizationId) })
+  await refusesBlanks(t, svc, 'body.reason', post(`/v1/credits/${cancelled.ID}/cancel`), rule)
+  t.equal((await post(`/v1/credits/${cancelled.ID}/cancel`)(REASON)).statusCode, 200, 'credit cancellation')
+  for (const [what, send] of Object.entries(routes)) t.equal((await send(REASON)).statusCode, 200, `${what}: a reason over lines, with a tab`)
+  const events = []
+  for await (const event of svc.runtime.eventStore.readAll()) if (event.type === 'CreditRejected' || event.type === 'OrganizationDeactivated') events.push(event.data)
+  t.match(events, [{ reason: REASON }, { reason: REASON }], 'recorded as given')
 })
