@@ -17,6 +17,8 @@ export type PaymentOrderCommand =
   | { type: 'RejectPaymentOrder'; reason: string; actorId: string; now: string }
   /** The provider's outcome of a payment it processed. */
   | { type: 'SettlePaymentOrder'; outcome: 'completed' | 'failed'; errorMessage: string; paymentReference: string; now: string }
+  /** The service fails an order nobody submitted yet whose credit or installment owes nothing any more (a payoff raced it). */
+  | { type: 'WithdrawPaymentOrder'; reason: string; now: string }
 
 const requireOrder = (state: PaymentOrderState): { status: OrderStatus; order: OrderFields } => {
   if (state.status === 'none' || state.order === null) throw new AppError('NOT_FOUND', 'payment order not found', { resource: 'order' })
@@ -43,11 +45,13 @@ const approved = (state: PaymentOrderState, order: OrderFields, approverId: stri
   },
 })
 
-const failed = (order: OrderFields, errorMessage: string, actorId: string, now: string): PaymentOrderStreamEvent => ({
+const failed = (
+  order: OrderFields, errorMessage: string, actorId: string, now: string, failedBy: 'provider' | 'service' = 'provider',
+): PaymentOrderStreamEvent => ({
   type: 'PaymentOrderFailed',
   data: {
     orderId: order.orderId, organizationId: order.organizationId, creditId: order.creditId, errorMessage,
-    failedBy: actorId === '' ? 'provider' : 'principal', actorId, processingTime: elapsed(order.createdAt, now), failedAt: now,
+    failedBy: actorId === '' ? failedBy : 'principal', actorId, processingTime: elapsed(order.createdAt, now), failedAt: now,
   },
 })
 
@@ -94,6 +98,12 @@ export const paymentOrderAggregate: Aggregate<PaymentOrderCommand, PaymentOrderS
         return command.outcome === 'completed'
           ? [approved(state, order, '', command.paymentReference, command.now)]
           : [failed(order, command.errorMessage, '', command.now)]
+      }
+      case 'WithdrawPaymentOrder': {
+        const { status, order } = requireOrder(state)
+        // Submitted to a provider, approved or failed already: nothing to withdraw.
+        if (status !== 'pending') return []
+        return [failed(order, command.reason, '', command.now, 'service')]
       }
       default: {
         const _never: never = command

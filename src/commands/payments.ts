@@ -142,18 +142,16 @@ const createOrder = async (
   context: CommandContext,
 ) => {
   const { body, organizationId, creditId, orderId, key, requestHash } = input
-  if (credit.status !== 'Desembolsado') {
-    throw new AppError('CREDIT_NOT_PAYABLE', `payment orders need a Desembolsado credit; this one is ${credit.status}`, { state: credit.status })
-  }
+  const refusal = unpayable(credit, input.installmentId)
+  if (refusal !== null) throw refusal
   const owed = owedFor(credit.installments, input.installmentId)
   if (owed === null) throw notFound('installment', input.installmentId)
-  if (isZero(owed)) throw new AppError('INSTALLMENT_ALREADY_PAID', 'nothing is owed on this installment', { installmentId: input.installmentId })
   const { currency } = credit
   const { state: line } = await commands.load(creditLineAggregate, credit.creditLineId)
   const config = line.configuration
   const { provider, method } = checkOrderRequest(body, owed, credit, config, input.now)
   const installment = credit.installments.find((i) => i.installmentId === input.installmentId)
-  return commands.execute(paymentOrderAggregate, orderId, { type: 'CreatePaymentOrder', order: {
+  const created = await commands.execute(paymentOrderAggregate, orderId, { type: 'CreatePaymentOrder', order: {
     orderId, organizationId, creditId, creditLineId: credit.creditLineId, installmentId: input.installmentId,
     installmentNumber: input.installmentId === ZERO_INSTALLMENT ? 0 : installment?.number ?? 0,
     amount: body.Amount === undefined ? toMoneyText(owed, currency) : toMoneyString(body.Amount, currency), currency, collectionCosts: toMoneyString(body.CollectionCosts ?? '0', currency),
@@ -162,6 +160,36 @@ const createOrder = async (
     paymentDate: body.Date === undefined ? input.now : new Date(body.Date).toISOString(), creatorId: input.creatorId,
     requireDistinctApprover: config?.requireDistinctApprover ?? false, createdAt: input.now,
   }, taxes: input.taxes }, context)
+  // The credit was read before the order's append: a payoff committed in between is only seen now.
+  const withdrawn = await withdrawIfUnpayable(commands, { creditId, installmentId: input.installmentId, orderId }, input.now, context)
+  if (withdrawn !== null) throw withdrawn
+  return created
+}
+
+/** Why a credit takes no order on the installment (`zero`: the whole balance) now, or null when it does. */
+const unpayable = (credit: CreditState, installmentId: string): AppError | null => {
+  if (credit.status !== 'Desembolsado') {
+    return new AppError('CREDIT_NOT_PAYABLE', `payment orders need a Desembolsado credit; this one is ${credit.status}`, { state: credit.status })
+  }
+  const owed = owedFor(credit.installments, installmentId)
+  if (owed !== null && isZero(owed)) return new AppError('INSTALLMENT_ALREADY_PAID', 'nothing is owed on this installment', { installmentId })
+  return null
+}
+
+/**
+ * Fails an order no provider has taken yet (`pending`) when its credit or
+ * installment owes nothing any more: a payoff committed after the order's
+ * checks read the credit. Answers the refusal, with the order's id, or null
+ * when the order stands.
+ */
+export const withdrawIfUnpayable = async (
+  commands: CommandHandler, order: { creditId: string; installmentId: string; orderId: string }, now: string, context: CommandContext,
+): Promise<AppError | null> => {
+  const { state: credit } = await commands.load(creditAggregate, order.creditId)
+  const refusal = unpayable(credit, order.installmentId)
+  if (refusal === null) return null
+  const { events } = await commands.execute(paymentOrderAggregate, order.orderId, { type: 'WithdrawPaymentOrder', reason: refusal.message, now }, context)
+  return events.length === 0 ? null : new AppError(refusal.code, refusal.message, { ...refusal.details, orderId: order.orderId })
 }
 
 /** The order when it exists under the credit and installment of the path, in the organization. */

@@ -54,14 +54,18 @@ export type PaymentOrderApproved = Event<'PaymentOrderApproved', Pick<PaymentOrd
   completedAt: string
 }>
 
-/** Status `failed`: rejected through the API or declined by the provider. */
+/**
+ * Status `failed`: rejected through the API (`principal`), declined by the
+ * provider (`provider`), or withdrawn by the service (`service`) before it was
+ * submitted, its credit paid off or its installment paid meanwhile.
+ */
 export type PaymentOrderFailed = Event<'PaymentOrderFailed', {
   orderId: string
   organizationId: string
   creditId: string
   errorMessage: string
-  failedBy: 'principal' | 'provider'
-  /** The rejecting user or client; '' when the provider declined. */
+  failedBy: 'principal' | 'provider' | 'service'
+  /** The rejecting user or client; '' when the provider declined or the service withdrew it. */
   actorId: string
   processingTime: number
   failedAt: string

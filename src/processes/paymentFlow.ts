@@ -1,5 +1,5 @@
 import { paymentOrderAggregate } from '../commands/paymentOrder.js'
-import { applyApprovedPayment } from '../commands/payments.js'
+import { applyApprovedPayment, withdrawIfUnpayable } from '../commands/payments.js'
 import type { Services } from '../services.js'
 import { paymentProviders } from './paymentProviders/index.js'
 import { causedBy, defineProcess } from './process.js'
@@ -12,7 +12,9 @@ export const paymentFlowProcess = defineProcess<Services, 'PaymentOrderCreated'>
   inTurnPer: (event) => event.data.orderId,
   async handle(event, services) {
     const provider = paymentProviders(services.config)[event.data.provider]
-    const { orderId, amount, currency, method, gatewayOption, createdAt } = event.data
+    const { orderId, amount, currency, method, gatewayOption, createdAt, creditId, installmentId } = event.data
+    // Not submitted for a credit a payoff settled since the order was made: the provider would charge the debtor for nothing.
+    if (await withdrawIfUnpayable(services.commands, { creditId, installmentId, orderId }, services.clock.now().toISOString(), causedBy(event)) !== null) return
     const submission = await provider.start({ orderId, amount, currency, method, gatewayOption, createdAt }, services.clock.now())
     if (submission === null) return
     // Only a pending order is submitted, so a redelivery after a crash records nothing twice.

@@ -95,3 +95,16 @@ t.test('taxes on the collection costs are recorded with the order, once each, an
   order.given(...events).when({ type: 'CreatePaymentOrder', order: withCosts, taxes }).thenNothing(t)
   order.given().when({ type: 'CreatePaymentOrder', order: fields, taxes }).then(t, [created], 'no collection costs, no taxes')
 })
+
+t.test('the service withdraws only an order no provider has taken: pending fails, by the service; any other status decides nothing', async (t) => {
+  order.given(...historyOf.pending).when({ type: 'WithdrawPaymentOrder', reason: 'nothing is owed on this installment', now: later }).then(t, [{
+    type: 'PaymentOrderFailed', data: {
+      orderId: fields.orderId, organizationId: fields.organizationId, creditId: fields.creditId, errorMessage: 'nothing is owed on this installment',
+      failedBy: 'service', actorId: '', processingTime: 1500, failedAt: later,
+    },
+  }])
+  for (const status of ['processing', 'completed', 'failed'] as const) {
+    order.given(...historyOf[status]).when({ type: 'WithdrawPaymentOrder', reason: 'x', now: later }).thenNothing(t, `${status}: nothing withdrawn`)
+  }
+  order.given().when({ type: 'WithdrawPaymentOrder', reason: 'x', now: later }).thenRefused(t, 'NOT_FOUND')
+})
