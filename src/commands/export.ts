@@ -41,6 +41,8 @@ export interface ExportState {
   expiresAt: string | null
   expired: boolean
   fileDeleted: boolean
+  /** What the job was asked for: who may see it depends on it (a report's columns). */
+  parameters: ExportParameters
   /** The `Idempotency-Key` it was requested with, and its request's hash; absent when it was requested without one. */
   idempotency?: RequestKey
 }
@@ -73,7 +75,7 @@ export const exportAggregate: Aggregate<ExportCommand, ExportEvent, ExportState>
   eventTypes: ['ExportRequested', 'ExportStarted', 'ExportProgressed', 'ExportCompleted', 'ExportFailed', 'ExportInterrupted',
     'ExportExpired', 'ExportFileDeleted'],
   initialState: () => ({
-    status: 'none', orderId: '', organizationId: '', exportType: '', attempts: 0, attemptId: null, file: null, expiresAt: null, expired: false, fileDeleted: false,
+    status: 'none', orderId: '', organizationId: '', exportType: '', parameters: {}, attempts: 0, attemptId: null, file: null, expiresAt: null, expired: false, fileDeleted: false,
   }),
   decide(command, state) {
     switch (command.type) {
@@ -139,8 +141,8 @@ export const exportAggregate: Aggregate<ExportCommand, ExportEvent, ExportState>
   evolve(state, event) {
     switch (event.type) {
       case 'ExportRequested': {
-        const { orderId, organizationId, exportType, idempotency } = event.data
-        return { ...state, status: 'queued', orderId, organizationId, exportType, ...(idempotency === undefined ? {} : { idempotency }) }
+        const { orderId, organizationId, exportType, parameters, idempotency } = event.data
+        return { ...state, status: 'queued', orderId, organizationId, exportType, parameters, ...(idempotency === undefined ? {} : { idempotency }) }
       }
       case 'ExportStarted':
         return { ...state, status: 'running', attempts: event.data.attempt, attemptId: event.data.attemptId }
@@ -228,15 +230,18 @@ export const exportRequestHash = (exportType: string, parameters: ExportParamete
  * An export request under an `Idempotency-Key` (its order id from
  * `keyedExportId`): the first requests the job, the same request again gets
  * it back (`created: false`) whatever it has become (running, done, expired),
- * another request with the Key is refused (409 `IDEMPOTENCY_KEY_REUSED`).
+ * another request with the Key is refused (409 `IDEMPOTENCY_KEY_REUSED`),
+ * naming the job only to a caller who may read it (`mayRead`).
  * `request` makes the job (its checks, then the command) and decides nothing
  * when the job exists by then.
  */
 export const requestExportOnce = (
   commands: CommandHandler, command: Extract<ExportCommand, { type: 'RequestExport' }> & { idempotency: RequestKey },
+  mayRead: (state: ExportState) => boolean,
   request: () => Promise<{ events: readonly unknown[]; position: number }>,
 ): Promise<{ created: boolean; position: number }> => createOnceUnderKey({
   requested: command.idempotency, what: 'export request', details: { orderID: command.orderId },
   load: () => commands.load(exportAggregate, command.orderId), exists: (state) => state.status !== 'none', recordedKey: (state) => state.idempotency,
+  mayView: { allows: mayRead, refusal: 'this Idempotency-Key was already used by another caller, for a job this caller may not read' },
   create: request,
 })

@@ -59,17 +59,21 @@ export interface KeyedCreation<S> {
  * A creation under an `Idempotency-Key`: the first request creates, the same
  * request again gets the resource back (`created: false`) whatever it has
  * become, another request with the Key is 409 `IDEMPOTENCY_KEY_REUSED`, as is
- * the same request from a caller `mayView` refuses.
+ * the same request from a caller `mayView` refuses; the 409 names the
+ * resource (`details`) only to a caller `mayView` allows.
  */
 export const createOnceUnderKey = <S>(creation: KeyedCreation<S>): Promise<{ created: boolean; position: number }> => {
-  const reused = (message: string) => new AppError('IDEMPOTENCY_KEY_REUSED', message, { key: creation.requested.key, ...creation.details })
+  // The resource's id goes only to a caller who may have the resource back: to another, even naming it says too much.
+  const reused = (message: string, named: boolean) =>
+    new AppError('IDEMPOTENCY_KEY_REUSED', message, { key: creation.requested.key, ...(named ? creation.details : {}) })
   const earlier = async () => {
     const { state, position } = await creation.load()
     if (!creation.exists(state)) return null
+    const visible = creation.mayView === undefined || creation.mayView.allows(state)
     if (creation.recordedKey(state)?.requestHash !== creation.requested.requestHash) {
-      throw reused(`this Idempotency-Key was already used for a different ${creation.what}`)
+      throw reused(`this Idempotency-Key was already used for a different ${creation.what}`, visible)
     }
-    if (creation.mayView !== undefined && !creation.mayView.allows(state)) throw reused(creation.mayView.refusal)
+    if (creation.mayView !== undefined && !visible) throw reused(creation.mayView.refusal, false)
     return { created: false, position }
   }
   return createOnce(earlier, creation.create, (result) => ({ created: true, position: result.position }))

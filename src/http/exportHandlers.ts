@@ -4,7 +4,7 @@ import { exportAggregate, exportRequestHash, keyedExportId, requestExportOnce } 
 import type { ExportParameters } from '../events/export.js'
 import type { BlobKind } from '../exports/blobs.js'
 import {
-  contentDisposition, exportFileName, exportTypeInfo, exportTypes, parametersOf, parseExportBody, type ExportBody, type ExportType,
+  contentDisposition, exportFileName, exportTypeInfo, exportTypes, isExportType, parametersOf, parseExportBody, type ExportBody, type ExportType,
 } from '../exports/catalogue.js'
 import { csvStream } from '../exports/csv.js'
 import type { DataSet } from '../exports/dataSets.js'
@@ -51,6 +51,11 @@ const requireReportColumns = (organization: OrganizationContext, type: ExportTyp
   const [first] = unreadableColumns(organization, parameters)
   if (first !== undefined) throw new AppError('FORBIDDEN', `permission ${first.permission} is required for a report with ${first.column}`, { permission: first.permission })
 }
+
+/** Whether the caller may read a job of this type and parameters (its GET answers it, not 403). */
+const mayReadJob = (organization: OrganizationContext, type: string, parameters: ExportParameters): boolean =>
+  isExportType(type) && exportTypeInfo[type].permissions.every((permission) => organization.permissions.has(permission)) &&
+  (type !== 'reports' || unreadableColumns(organization, parameters).length === 0)
 
 /** What a body asks for needs its type's permissions; a report's columns and filters also those of `reportColumnPermissions`. */
 const requireBodyPermissions = (organization: OrganizationContext, body: ExportBody): void => {
@@ -205,7 +210,7 @@ export const createExport = async (
   const { idempotency } = command
   const { position, created } = idempotency === undefined
     ? { ...(await requestJob()), created: true }
-    : await requestExportOnce(services.commands, { ...command, idempotency }, requestJob)
+    : await requestExportOnce(services.commands, { ...command, idempotency }, (job) => mayReadJob(organization, job.exportType, job.parameters), requestJob)
   await services.settle(position)
   return { orderId, created }
 }

@@ -63,6 +63,14 @@ t.test('an export requested with an Idempotency-Key: 202 first, 200 with the sam
 
   const reader = await memberToken(svc, svc.organizationId, ['ReadExport'])
   t.equal((await exportsOf(svc, svc.organizationId, reader).post('month-end', receivables)).statusCode, 403, 'a caller who may not export the type learns nothing of the Key')
+
+  const boardPack = await api.post('board-pack', { type: 'reports', columns: ['credits.id'] })
+  t.equal(boardPack.statusCode, 202)
+  const receivablesReader = await memberToken(svc, svc.organizationId, ['ReadExport', 'ReadReceivables'])
+  const unnamed = await exportsOf(svc, svc.organizationId, receivablesReader).post('board-pack', receivables)
+  t.same(unnamed.json().data, {
+    code: 'IDEMPOTENCY_KEY_REUSED', message: 'this Idempotency-Key was already used for a different export request', key: 'board-pack',
+  }, 'the job is not named to a caller who may not read a reports job')
 })
 
 t.test('a payments request written otherwise on its retry (choices in another order, amounts respelt) is the same request', async (t) => {

@@ -133,8 +133,12 @@ t.test('the same request from a caller who does not see the profile is refused; 
   t.equal(stranger.statusCode, 409)
   t.same(stranger.json().data, {
     code: 'IDEMPOTENCY_KEY_REUSED', message: 'this Idempotency-Key was already used by another caller, for a profile this caller does not see',
-    key: 'lead-colleague', profileId,
-  })
+    key: 'lead-colleague',
+  }, 'the profile is not named to a caller who does not see it')
+  const strangerOtherwise = await api.post('lead-colleague', { type: 'natural', natural: { ...ana, firstName: 'Ana María' } }, carla.token)
+  t.same(strangerOtherwise.json().data, {
+    code: 'IDEMPOTENCY_KEY_REUSED', message: 'this Idempotency-Key was already used for a different profile creation request', key: 'lead-colleague',
+  }, 'another request from that caller: refused, the profile not named either')
   const share = await svc.call({
     method: 'POST', url: `/v1/profiles/${profileId}/shares`, token: dario.token, headers: headersFor(svc.organizationId), payload: { userId: carla.userId },
   })
