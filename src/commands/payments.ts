@@ -161,9 +161,12 @@ const createOrder = async (
     requireDistinctApprover: config?.requireDistinctApprover ?? false, createdAt: input.now,
   }, taxes: input.taxes }, context)
   // The credit was read before the order's append: a payoff committed in between is only seen now.
-  const withdrawn = await withdrawIfUnpayable(commands, { creditId, installmentId: input.installmentId, orderId }, input.now, context)
-  if (withdrawn !== null) throw withdrawn
-  return created
+  const late = await withdrawIfUnpayable(commands, { creditId, installmentId: input.installmentId, orderId }, input.now, context)
+  if (late.outcome === 'stands') return created
+  // Withdrawn now, or already by the payment flow: either way the order is failed and the answer is the refusal.
+  const { state: order } = await commands.load(paymentOrderAggregate, orderId)
+  if (late.outcome === 'withdrawn' || order.status === 'failed') throw late.refusal
+  return { ...created, state: order }
 }
 
 /** Why a credit takes no order on the installment (`zero`: the whole balance) now, or null when it does. */
@@ -179,17 +182,20 @@ const unpayable = (credit: CreditState, installmentId: string): AppError | null 
 /**
  * Fails an order no provider has taken yet (`pending`) when its credit or
  * installment owes nothing any more: a payoff committed after the order's
- * checks read the credit. Answers the refusal, with the order's id, or null
- * when the order stands.
+ * checks read the credit. `stands`: the credit still takes it; `withdrawn`:
+ * failed now; `not-pending`: it owes nothing but the order was no longer
+ * pending (taken by a provider, decided, or withdrawn already), so nothing
+ * was recorded. The refusal names the order.
  */
 export const withdrawIfUnpayable = async (
   commands: CommandHandler, order: { creditId: string; installmentId: string; orderId: string }, now: string, context: CommandContext,
-): Promise<AppError | null> => {
+): Promise<{ outcome: 'stands' } | { outcome: 'withdrawn' | 'not-pending'; refusal: AppError }> => {
   const { state: credit } = await commands.load(creditAggregate, order.creditId)
-  const refusal = unpayable(credit, order.installmentId)
-  if (refusal === null) return null
-  const { events } = await commands.execute(paymentOrderAggregate, order.orderId, { type: 'WithdrawPaymentOrder', reason: refusal.message, now }, context)
-  return events.length === 0 ? null : new AppError(refusal.code, refusal.message, { ...refusal.details, orderId: order.orderId })
+  const reason = unpayable(credit, order.installmentId)
+  if (reason === null) return { outcome: 'stands' }
+  const { events } = await commands.execute(paymentOrderAggregate, order.orderId, { type: 'WithdrawPaymentOrder', reason: reason.message, now }, context)
+  const refusal = new AppError(reason.code, reason.message, { ...reason.details, orderId: order.orderId })
+  return { outcome: events.length === 0 ? 'not-pending' : 'withdrawn', refusal }
 }
 
 /** The order when it exists under the credit and installment of the path, in the organization. */

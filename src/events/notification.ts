@@ -41,4 +41,7 @@ export type NotificationFailed = Event<'NotificationFailed', NotificationTopic &
 /** `NotificationFailed.error` of a notice that had nowhere to go: its recipient has no address. */
 export const SIGNER_WITHOUT_ADDRESS = 'the signer has no e-mail address'
 
+/** `NotificationFailed.error` of a send a stop cut short: it may have gone out, and is not sent again. */
+export const SEND_CUT_SHORT = 'the service stopped while sending; the outcome is unknown and the message was not sent again'
+
 export type NotificationEvent = NotificationDispatched | NotificationDelivered | NotificationFailed

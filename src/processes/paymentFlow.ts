@@ -13,8 +13,14 @@ export const paymentFlowProcess = defineProcess<Services, 'PaymentOrderCreated'>
   async handle(event, services) {
     const provider = paymentProviders(services.config)[event.data.provider]
     const { orderId, amount, currency, method, gatewayOption, createdAt, creditId, installmentId } = event.data
-    // Not submitted for a credit a payoff settled since the order was made: the provider would charge the debtor for nothing.
-    if (await withdrawIfUnpayable(services.commands, { creditId, installmentId, orderId }, services.clock.now().toISOString(), causedBy(event)) !== null) return
+    // Started only while pending: an order decided, withdrawn or taken already (a redelivery) is not handed to the provider again.
+    if ((await services.commands.load(paymentOrderAggregate, orderId)).state.status !== 'pending') return
+    if (provider.takesPayments) {
+      // Not handed over for a credit a payoff settled since the order was made: the provider would charge the debtor for nothing.
+      // A manual order is left alone: it records money received outside the service, which a person approves or rejects.
+      const check = await withdrawIfUnpayable(services.commands, { creditId, installmentId, orderId }, services.clock.now().toISOString(), causedBy(event))
+      if (check.outcome !== 'stands') return
+    }
     const submission = await provider.start({ orderId, amount, currency, method, gatewayOption, createdAt }, services.clock.now())
     if (submission === null) return
     // Only a pending order is submitted, so a redelivery after a crash records nothing twice.

@@ -3,7 +3,7 @@ import { notificationAggregate } from '../commands/notification.js'
 import { profileAggregate, type ProfileState } from '../commands/profile.js'
 import { missingGroups, signatureAggregate } from '../commands/signature.js'
 import type { RecordedOf } from '../events/catalogue.js'
-import { SIGNER_WITHOUT_ADDRESS } from '../events/notification.js'
+import { SEND_CUT_SHORT, SIGNER_WITHOUT_ADDRESS } from '../events/notification.js'
 import type { SignatureField } from '../events/signature.js'
 import { renderSignatureFileDeleted } from '../notifications/messages.js'
 import type { Services } from '../services.js'
@@ -39,7 +39,7 @@ const notify = async (event: RecordedOf<'SignatureFileDeleted'>, services: Servi
   if (state.status === 'delivered' || state.status === 'failed') return
   if (state.status === 'dispatched') {
     // A send may or may not have left before the service stopped; sending again could duplicate it.
-    await record({ type: 'RecordNotificationFailed', error: 'the service stopped while sending; the outcome is unknown and the message was not sent again' })
+    await record({ type: 'RecordNotificationFailed', error: SEND_CUT_SHORT })
     return
   }
 

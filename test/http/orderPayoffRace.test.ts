@@ -44,19 +44,19 @@ t.test('an order whose credit was paid off after its checks read the credit is w
   const l = await lending(svc)
   const { creditId, late } = await paidOffAfter(t, svc, l, { Provider: 'manual' }, false)
   const refusal = await withdrawIfUnpayable(svc.runtime.commands, { creditId, installmentId: 'zero', orderId: late.ID }, svc.runtime.clock.now().toISOString(), context(svc))
-  t.match(refusal, { code: 'CREDIT_NOT_PAYABLE', status: 409, details: { state: 'Pagado', orderId: late.ID } })
+  t.match(refusal, { outcome: 'withdrawn', refusal: { code: 'CREDIT_NOT_PAYABLE', status: 409, details: { state: 'Pagado', orderId: late.ID } } })
   t.same((await orderStream(svc, late.ID)).map((e) => e.type), ['PaymentOrderCreated', 'PaymentOrderFailed'])
   t.match((await orderStream(svc, late.ID))[1]?.data, { failedBy: 'service', actorId: '', errorMessage: /need a Desembolsado credit; this one is Pagado/ })
-  t.equal(await withdrawIfUnpayable(svc.runtime.commands, { creditId, installmentId: 'zero', orderId: late.ID }, svc.runtime.clock.now().toISOString(), context(svc)),
-    null, 'already failed: nothing withdrawn again')
+  t.match(await withdrawIfUnpayable(svc.runtime.commands, { creditId, installmentId: 'zero', orderId: late.ID }, svc.runtime.clock.now().toISOString(), context(svc)),
+    { outcome: 'not-pending', refusal: { code: 'CREDIT_NOT_PAYABLE' } }, 'already failed: nothing withdrawn again')
   const shown = (await l.call('GET', `${ordersOf(creditId, 'zero')}/${late.ID}`)).json()
   t.equal(shown.Status, 'failed')
   t.equal((await l.call('POST', `${ordersOf(creditId, 'zero')}/${late.ID}/approve`)).statusCode, 409, 'a withdrawn order cannot be approved into unapplied money')
 
   const standing = await l.disbursedCredit({ term: 6 })
   const order = (await l.call('POST', ordersOf(standing.ID, 'zero'), { Provider: 'manual' })).json().order
-  t.equal(await withdrawIfUnpayable(svc.runtime.commands, { creditId: standing.ID, installmentId: 'zero', orderId: order.ID }, svc.runtime.clock.now().toISOString(), context(svc)),
-    null, 'a credit still owing keeps its order')
+  t.same(await withdrawIfUnpayable(svc.runtime.commands, { creditId: standing.ID, installmentId: 'zero', orderId: order.ID }, svc.runtime.clock.now().toISOString(), context(svc)),
+    { outcome: 'stands' }, 'a credit still owing keeps its order')
   t.same((await orderStream(svc, order.ID)).map((e) => e.type), ['PaymentOrderCreated'])
 })
 
@@ -65,11 +65,30 @@ t.test('the payment flow does not submit to the provider an order whose credit a
   const l = await lending(svc)
   const { late } = await paidOffAfter(t, svc, l, { Provider: 'sandbox' }, true)
   const event = await createdEvent(svc, late.ID)
-  await paymentFlowProcess.handle(event, svc.runtime)
-  await paymentFlowProcess.handle(event, svc.runtime)
+  // Every command the flow issues, so a provider start shows even when its submission records nothing.
+  const issued: string[] = []
+  const services = { ...svc.runtime, commands: new Proxy(svc.runtime.commands, {
+    get: (target, name, receiver) => {
+      const value: unknown = Reflect.get(target, name, receiver)
+      if (name !== 'execute' || typeof value !== 'function') return value
+      return (...args: unknown[]) => {
+        const command = args[2]
+        if (typeof command === 'object' && command !== null && 'type' in command) issued.push(String(command.type))
+        return Reflect.apply(value, target, args)
+      }
+    },
+  }) }
+  await paymentFlowProcess.handle(event, services)
+  await paymentFlowProcess.handle(event, services)
   const events = await orderStream(svc, late.ID)
   t.same(events.map((e) => e.type), ['PaymentOrderCreated', 'PaymentOrderFailed'], 'failed once, never submitted (no PaymentOrderSubmitted)')
   t.match(events[1]?.data, { failedBy: 'service' })
+  t.same(issued, ['WithdrawPaymentOrder'], 'the redelivery finds the order failed and does not start the provider')
+
+  const manual = await paidOffAfter(t, svc, l, { Provider: 'manual' }, true)
+  await paymentFlowProcess.handle(await createdEvent(svc, manual.late.ID), services)
+  t.same((await orderStream(svc, manual.late.ID)).map((e) => e.type), ['PaymentOrderCreated'],
+    'a manual order is left for a person to approve or reject: it records money received outside the service')
 
   const owing = await l.disbursedCredit({ term: 6 })
   const order = (await l.call('POST', ordersOf(owing.ID, 'zero'), { Provider: 'sandbox' })).json().order

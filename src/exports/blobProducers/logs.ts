@@ -1,4 +1,4 @@
-import { SIGNER_WITHOUT_ADDRESS } from '../../events/notification.js'
+import { SEND_CUT_SHORT, SIGNER_WITHOUT_ADDRESS } from '../../events/notification.js'
 import type { SignatureAuditDoc } from '../../projections/signatureAudit.js'
 import type { WebhookSendDoc } from '../../projections/webhookSends.js'
 import { defineBlobProducer } from '../blobs.js'
@@ -55,9 +55,10 @@ const reasonMark = (reason: string | null): string | null => (reason === null ||
  * the signer's address (an SMTP 550 names the rejected recipient), which the
  * signature's audit keeps behind ReadDocument.
  */
-const notificationFailure = (error: string | null): string | null => {
+export const notificationFailure = (error: string | null): string | null => {
   if (error === null) return null
-  return error === SIGNER_WITHOUT_ADDRESS ? 'no_address' : 'send_failed'
+  if (error === SIGNER_WITHOUT_ADDRESS) return 'no_address'
+  return error === SEND_CUT_SHORT ? 'outcome_unknown' : 'send_failed'
 }
 
 const auditLine = (record: SignatureAuditDoc): LogLine => ({
@@ -91,7 +92,7 @@ export const logsBlobProducer = defineBlobProducer<LogLine>({
     integer<LogLine>('http_status', 'sends: the destination\'s status code', (l) => l.httpStatus),
     integer<LogLine>('duration_ms', 'sends: how long it took', (l) => l.durationMs),
     text<LogLine>('error_code', 'sends: TIMEOUT, HTTP_STATUS, …', (l) => l.errorCode),
-    text<LogLine>('error_message', 'sends: what went wrong; audit: why notifying the signer failed, `no_address` or `send_failed` (the text is in the signature\'s audit)', (l) => l.errorMessage),
+    text<LogLine>('error_message', 'sends: what went wrong; audit: why notifying the signer failed, `no_address`, `send_failed` or `outcome_unknown` (a stop cut the send short; the text is in the signature\'s audit)', (l) => l.errorMessage),
     text<LogLine>('reason', 'audit: `given` when the deletion has a reason (its text is in the signature\'s audit, ReadDocument), empty when none', (l) => l.reason),
     text<LogLine>('notification_status', 'audit: pending, dispatched, delivered or failed', (l) => l.notificationStatus),
   ],

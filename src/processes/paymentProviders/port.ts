@@ -32,6 +32,8 @@ export interface ProviderOutcome {
  */
 export interface PaymentProvider {
   readonly name: PaymentProviderName
+  /** Whether `start` hands the payment to someone who charges the payer (false: the order waits for a person through the API). */
+  readonly takesPayments: boolean
   /** Starts the payment flow; null when the provider waits for the order to be approved or rejected through the API. */
   start(payment: ProviderPayment, now: Date): Promise<ProviderSubmission | null>
   /** The outcome of a payment it is processing, or null while it still is. */

@@ -15,6 +15,7 @@ export const sandboxProvider = (options: { delayMs: number; failAmount: string }
   const failAmount = money(options.failAmount)
   return {
     name: 'sandbox',
+    takesPayments: true,
     start: async (payment, now) => ({
       transactionReference: reference('SBX-TX', payment.orderId),
       paymentReference: reference('SBX-PAY', payment.orderId),
