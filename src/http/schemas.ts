@@ -33,10 +33,14 @@ export const NON_BLANK_TEXT_PATTERN =
 export const PROSE_TEXT_PATTERN =
   '^[\\p{Z}\\p{Cf}\\p{Default_Ignorable_Code_Point}\\t\\n\\r]*[^\\p{Z}\\p{Cf}\\p{Default_Ignorable_Code_Point}\\p{Cc}\\p{Cs}](?:[^\\p{Cc}\\p{Cs}]|[\\t\\n\\r])*$'
 
+/** Optional prose that may be left empty (a query's `reason=`): no control characters but tabs and line breaks, nothing more. */
+export const NO_CONTROL_TEXT_PATTERN = '^(?:[^\\p{Cc}\\p{Cs}]|[\\t\\n\\r])*$'
+
 /** What a validation error says, instead of ajv's `must match pattern "<regex>"`, for the patterns listed here (src/http/plugins/errors.ts). */
 export const patternMessages: ReadonlyMap<string, string> = new Map([
   [NON_BLANK_TEXT_PATTERN, 'must contain a visible character and no control characters'],
   [PROSE_TEXT_PATTERN, 'must contain a visible character and no control characters but tabs and line breaks'],
+  [NO_CONTROL_TEXT_PATTERN, 'must contain no control characters but tabs and line breaks'],
 ])
 
 /** A reason or other prose in a request body: a visible character, lines and tabs allowed, no other control character. */

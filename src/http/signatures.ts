@@ -12,7 +12,7 @@ import { newId } from '../shared/ids.js'
 import type { Permission } from '../shared/permissions.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
 import { actInResourceOrganization } from './resourceAccess.js'
-import { failures, OrganizationHeaders, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
+import { failures, NO_CONTROL_TEXT_PATTERN, OrganizationHeaders, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 import { acceptUploads, BinaryResponse, readUpload, sendFile, storeUpload, uploadDescription, uploadPolicy, UploadQuery } from './uploads.js'
 
 /** Deleting a file of each field needs its own permission. */
@@ -179,7 +179,12 @@ export const signatureRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
         'ids that do not belong together answer 404. Nothing changes on any refusal.',
       tags: ['Signatures'], headers: OptionalOrganization,
       params: Type.Object({ documentId: Uuid, signatureId: Uuid, signatureFileId: Uuid, field: Field }),
-      querystring: Type.Object({ reason: Type.Optional(Type.String({ maxLength: MAX_REASON_LENGTH, description: 'recorded for audit' })) }, { additionalProperties: false }),
+      querystring: Type.Object({
+        reason: Type.Optional(Type.String({
+          maxLength: MAX_REASON_LENGTH, pattern: NO_CONTROL_TEXT_PATTERN,
+          description: 'recorded for audit and told to the signer; tabs and line breaks allowed, no other control characters; empty or blank: none given',
+        })),
+      }, { additionalProperties: false }),
       response: {
         200: success({
           deletedFile: Type.Object({ fileId: Uuid, field: Field, deletedAt: Timestamp, deletedBy: Type.String(), auditId: Uuid, reason: Type.Union([Type.String(), Type.Null()]) }),

@@ -136,6 +136,9 @@ t.test('deletion rules, one by one, with nothing changed on refusal', async (t) 
   t.equal(ownRefused.json().data.permission, 'DeleteSignatureVerification')
   await expectRefusal('permission is per field: document-front only does not delete an image', noImagePermission.token, image, 'image', '', 403, 'FORBIDDEN')
   await expectRefusal('a reason over 500 characters', owner.token, image, 'image', tooLong, 400, 'VALIDATION_ERROR')
+  for (const [what, reason] of [['a NUL', 'a\u0000b'], ['an escape', 'see\u001b[31m'], ['DEL', 'x\u007f']]) {
+    await expectRefusal(`a reason with ${what}`, owner.token, image, 'image', `?reason=${encodeURIComponent(reason)}`, 400, 'VALIDATION_ERROR')
+  }
   await expectRefusal('a file id with the wrong field', owner.token, image, 'document-front', '', 404, 'NOT_FOUND')
   await expectRefusal('a file of another signature', owner.token, ownFile, 'verification', '', 404, 'NOT_FOUND')
   await expectRefusal('the signature under another document', owner.token, image, 'image', '', 404, 'NOT_FOUND', deterministicId('another document'))

@@ -66,7 +66,7 @@ t.test('with SMTP_URL the signer gets an e-mail rendered from the templates, ove
   const svc = await createTestApp(t, { config: { smtpUrl: `smtp://127.0.0.1:${smtp.port}`, smtpFrom: 'Lender <no-reply@lender.example>' } })
   const signature = await signatureWithImage(svc, 'ana@example.co')
   const outcome = outcomeOf(svc)
-  t.equal((await signature.remove('La imagen está borrosa')).statusCode, 200)
+  t.equal((await signature.remove('La imagen está borrosa.\n\tVuelva a escanearla.')).statusCode, 200, 'a reason over two lines')
   t.equal((await outcome).type, 'NotificationDelivered')
   t.equal(smtp.received.length, 1)
   const mail = smtp.received[0]
@@ -109,7 +109,7 @@ t.test('the day\'s logs file tells that a notice failed and that a reason was gi
   t.match(await rejected.audit(), { reason: 'Firma de otra persona', notification: { status: 'failed', error: /ana@example\.co/ } }, 'the audit keeps both texts')
   const addressless = await signatureWithImage(svc, undefined)
   const noAddress = outcomeOf(svc)
-  t.equal((await addressless.remove('')).statusCode, 200)
+  t.equal((await addressless.remove('')).statusCode, 200, 'an empty reason is none given')
   t.equal((await noAddress).type, 'NotificationFailed')
 
   clock.set('2026-03-11T00:30:00.000Z')
