@@ -203,9 +203,9 @@ const DECIMAL = /^\d+(\.\d+)?$/
 
 const instant = (value: unknown): unknown => (typeof value === 'string' && !Number.isNaN(Date.parse(value)) ? new Date(value).toISOString() : value)
 const amount = (value: unknown): unknown => (typeof value === 'string' && DECIMAL.test(value) ? money(value).toFixed() : value)
-const set = (value: unknown): unknown => (Array.isArray(value) ? [...value].sort() : value)
+const set = (value: unknown): unknown => (Array.isArray(value) ? [...new Set(value)].sort() : value)
 
-/** A filter as the data set reads it: lists of choices as sets, amounts by value, one value as a list of one. */
+/** A filter as the data set reads it: lists of choices as sets (order and repeats aside), amounts by value, one value as a list of one. */
 const comparableFilters = (exportType: string, filters: Record<string, unknown>): Record<string, unknown> =>
   Object.fromEntries(Object.entries(filters).map(([name, value]) => {
     if (exportType === 'reports') return [name, set(typeof value === 'string' ? [value] : value)]

@@ -34,6 +34,8 @@ t.test('a requested job is queued once; a claim starts it once', async (t) => {
   t.not(exportRequestHash('payments', { filters: { minAmount: '100' } }), exportRequestHash('payments', { filters: { maxAmount: '100' } }))
   t.equal(exportRequestHash('reports', { columns: ['c.a'], filters: { 'c.b': 'x' } }), exportRequestHash('reports', { columns: ['c.a'], filters: { 'c.b': ['x'] } }),
     'a report filter\'s one value is a list of one')
+  t.equal(exportRequestHash('reports', { columns: ['c.a'], filters: { 'c.b': ['x', 'y', 'x'] } }), exportRequestHash('reports', { columns: ['c.a'], filters: { 'c.b': ['y', 'x'] } }),
+    'a value named twice in a report filter\'s list, once')
   t.not(exportRequestHash('reports', { columns: ['c.a', 'c.b'] }), exportRequestHash('reports', { columns: ['c.b', 'c.a'] }), 'report columns keep their order: they order the file')
   job.given(requested).when({ type: 'StartExport', attemptId: 'a1', now }).then(t, [started(1)])
   job.given(requested, started(1)).when({ type: 'StartExport', attemptId: 'a2', now }).thenNothing(t, 'a second runner gets nothing')
