@@ -20,15 +20,23 @@ import { expiredAtOf, exportJobView } from './exportViews.js'
 import { depthLimitedJsonParser } from './jsonBody.js'
 import { pagination } from './schemas.js'
 
-export const mayUse = (organization: OrganizationContext, type: ExportType): boolean =>
-  exportTypeInfo[type].permissions.every((permission) => organization.permissions.has(permission))
+/** The first permission of the type the caller lacks. */
+const missingTypePermission = (organization: OrganizationContext, type: ExportType): Permission | undefined =>
+  exportTypeInfo[type].permissions.find((permission) => !organization.permissions.has(permission))
+
+export const mayUse = (organization: OrganizationContext, type: ExportType): boolean => missingTypePermission(organization, type) === undefined
 
 /** The export types whose jobs the caller may see: GET /exports lists and the event stream sends only these. */
 export const visibleTypes = (organization: OrganizationContext): ExportType[] => exportTypes.filter((type) => mayUse(organization, type))
 
+const typeRefusal = (organization: OrganizationContext, type: ExportType): AppError | null => {
+  const missing = missingTypePermission(organization, type)
+  return missing === undefined ? null : new AppError('FORBIDDEN', `permission ${missing} is required for ${type} exports`, { permission: missing })
+}
+
 export const requireExportPermissions = (organization: OrganizationContext, type: ExportType): void => {
-  const missing = exportTypeInfo[type].permissions.find((permission) => !organization.permissions.has(permission))
-  if (missing !== undefined) throw new AppError('FORBIDDEN', `permission ${missing} is required for ${type} exports`, { permission: missing })
+  const refusal = typeRefusal(organization, type)
+  if (refusal !== null) throw refusal
 }
 
 /** The report columns and filter keys whose permission (`reportColumnPermissions`) the caller lacks, with that permission. */
@@ -42,25 +50,22 @@ const unreadableColumns = (organization: OrganizationContext, parameters: Export
 }
 
 /**
- * A report's columns and filters need the permissions of `reportColumnPermissions`
- * to create it, and as much to read its job or download its file: what it
- * names (debtors' identities, scores) is in the file and the filter values.
+ * Why the caller may not have a job of this type and parameters (create it,
+ * read it, download its file), or null when it may: the type's permissions,
+ * and for a report those of `reportColumnPermissions` for its columns and
+ * filters, since what it names (debtors' identities, scores) is in the file
+ * and the filter values.
  */
-const requireReportColumns = (organization: OrganizationContext, type: ExportType, parameters: ExportParameters): void => {
-  if (type !== 'reports') return
+const jobRefusal = (organization: OrganizationContext, type: ExportType, parameters: ExportParameters): AppError | null => {
+  const refusal = typeRefusal(organization, type)
+  if (refusal !== null || type !== 'reports') return refusal
   const [first] = unreadableColumns(organization, parameters)
-  if (first !== undefined) throw new AppError('FORBIDDEN', `permission ${first.permission} is required for a report with ${first.column}`, { permission: first.permission })
+  return first === undefined ? null : new AppError('FORBIDDEN', `permission ${first.permission} is required for a report with ${first.column}`, { permission: first.permission })
 }
 
-/** Whether the caller may read a job of this type and parameters (its GET answers it, not 403). */
-const mayReadJob = (organization: OrganizationContext, type: string, parameters: ExportParameters): boolean =>
-  isExportType(type) && exportTypeInfo[type].permissions.every((permission) => organization.permissions.has(permission)) &&
-  (type !== 'reports' || unreadableColumns(organization, parameters).length === 0)
-
-/** What a body asks for needs its type's permissions; a report's columns and filters also those of `reportColumnPermissions`. */
-const requireBodyPermissions = (organization: OrganizationContext, body: ExportBody): void => {
-  requireExportPermissions(organization, body.type)
-  requireReportColumns(organization, body.type, parametersOf(body))
+const requireJobPermissions = (organization: OrganizationContext, type: ExportType, parameters: ExportParameters): void => {
+  const refusal = jobRefusal(organization, type, parameters)
+  if (refusal !== null) throw refusal
 }
 
 /**
@@ -183,8 +188,8 @@ export const createExport = async (
   services: Services, request: FastifyRequest, body: ExportBody, key?: string,
 ): Promise<{ orderId: string; created: boolean }> => {
   const organization = organizationOf(request)
-  requireBodyPermissions(organization, body)
   const parameters = parametersOf(body)
+  requireJobPermissions(organization, body.type, parameters)
   const orderId = key === undefined ? newId() : keyedExportId(organization.id, key)
   const command = {
     type: 'RequestExport' as const, orderId, organizationId: organization.id, exportType: body.type, parameters,
@@ -200,9 +205,11 @@ export const createExport = async (
     checkBody(services, dataSet, body, 'body', command.now)
     if (body.type !== 'reports') return append()
     return services.exports.reportsAdmission.run(organization.id, async () => {
-      // A concurrent request with the same Key got in first: not counted against the cap again.
-      const { state, position } = await services.commands.load(exportAggregate, orderId)
-      if (state.status !== 'none') return { events: [], position }
+      if (command.idempotency !== undefined) {
+        // A concurrent request with the same Key got in first: not counted against the cap again.
+        const { state, position } = await services.commands.load(exportAggregate, orderId)
+        if (state.status !== 'none') return { events: [], position }
+      }
       await checkReportsCap(services, organization.id)
       return append()
     })
@@ -210,7 +217,8 @@ export const createExport = async (
   const { idempotency } = command
   const { position, created } = idempotency === undefined
     ? { ...(await requestJob()), created: true }
-    : await requestExportOnce(services.commands, { ...command, idempotency }, (job) => mayReadJob(organization, job.exportType, job.parameters), requestJob)
+    : await requestExportOnce(services.commands, { ...command, idempotency },
+      (job) => isExportType(job.exportType) && jobRefusal(organization, job.exportType, job.parameters) === null, requestJob)
   await services.settle(position)
   return { orderId, created }
 }
@@ -218,7 +226,7 @@ export const createExport = async (
 /** POST /exports?dryRun=true (and POST /reports/export/estimate): counts a reports export without creating it. */
 export const estimateExport = async (services: Services, request: FastifyRequest, reply: FastifyReply, body: ExportBody) => {
   const organization = organizationOf(request)
-  requireBodyPermissions(organization, body)
+  requireJobPermissions(organization, body.type, parametersOf(body))
   if (body.type !== 'reports') {
     throw new AppError('DRY_RUN_NOT_SUPPORTED', `dry runs are supported for reports only, not ${body.type}`, { supportedTypes: ['reports'] })
   }
@@ -244,9 +252,7 @@ export const estimateExport = async (services: Services, request: FastifyRequest
 /** A job of the caller's organization that the caller may export, with every report column it names; another organization's is a 404. */
 const visibleJob = (organization: OrganizationContext, doc: ExportJobDoc | null, what: string, id: string): ExportJobDoc => {
   if (doc === null) throw notFound(what, id)
-  const type = typeOfJob(doc)
-  requireExportPermissions(organization, type)
-  requireReportColumns(organization, type, doc.parameters)
+  requireJobPermissions(organization, typeOfJob(doc), doc.parameters)
   return doc
 }
 
@@ -317,7 +323,7 @@ export const sendInlineExport = async (services: Services, request: FastifyReque
   if ('errors' in parsed) throw bindError(parsed.errors)
   const { body } = parsed
   const organization = organizationOf(request)
-  requireBodyPermissions(organization, body)
+  requireJobPermissions(organization, body.type, parametersOf(body))
   const dataSet = services.exports.dataSets.get(body.type)
   if (dataSet === undefined) throw unavailable(services, body.type)
   const requestedAt = services.clock.now().toISOString()

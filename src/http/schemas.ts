@@ -26,15 +26,18 @@ export const MoneyNumberInput = (description: string) => Type.Number({ minimum: 
 export const NON_BLANK_TEXT_PATTERN =
   '^[\\p{Zs}\\p{Cf}\\p{Default_Ignorable_Code_Point}]*[^\\p{Z}\\p{Cf}\\p{Default_Ignorable_Code_Point}\\p{Cc}\\p{Cs}][^\\p{Cc}\\p{Zl}\\p{Zp}\\p{Cs}]*$'
 
+/** A character prose may hold anywhere: anything but a control character or half a surrogate pair, save tabs and line breaks. */
+const PROSE_CHARACTER = '(?:[^\\p{Cc}\\p{Cs}]|[\\t\\n\\r])'
+
 /**
  * Prose (a reason): as NON_BLANK_TEXT_PATTERN, but tabs and line breaks (U+0009, U+000A, U+000D, U+2028, U+2029)
  * may stand anywhere, so "Fraud confirmed.\nSee OPS-1234." is taken; NUL and the other control characters are not.
  */
 export const PROSE_TEXT_PATTERN =
-  '^[\\p{Z}\\p{Cf}\\p{Default_Ignorable_Code_Point}\\t\\n\\r]*[^\\p{Z}\\p{Cf}\\p{Default_Ignorable_Code_Point}\\p{Cc}\\p{Cs}](?:[^\\p{Cc}\\p{Cs}]|[\\t\\n\\r])*$'
+  `^[\\p{Z}\\p{Cf}\\p{Default_Ignorable_Code_Point}\\t\\n\\r]*[^\\p{Z}\\p{Cf}\\p{Default_Ignorable_Code_Point}\\p{Cc}\\p{Cs}]${PROSE_CHARACTER}*$`
 
 /** Optional prose that may be left empty (a query's `reason=`): no control characters but tabs and line breaks, nothing more. */
-export const NO_CONTROL_TEXT_PATTERN = '^(?:[^\\p{Cc}\\p{Cs}]|[\\t\\n\\r])*$'
+export const NO_CONTROL_TEXT_PATTERN = `^${PROSE_CHARACTER}*$`
 
 /** What a validation error says, instead of ajv's `must match pattern "<regex>"`, for the patterns listed here (src/http/plugins/errors.ts). */
 export const patternMessages: ReadonlyMap<string, string> = new Map([
