@@ -6,6 +6,7 @@ import type { EventMetadata, ExpectedRevision, NewEvent } from '../events/types.
 import type { Clock } from '../shared/clock.js'
 import { AppError } from '../shared/errors.js'
 import { deepFreeze } from '../shared/freeze.js'
+import { KeyedLock } from '../shared/keyedLock.js'
 import { LRUCache } from 'lru-cache'
 import { newId } from '../shared/ids.js'
 import type { Aggregate } from './decider.js'
@@ -64,11 +65,10 @@ export interface CommandHandlerDeps {
 }
 
 /**
- * A random pause before retrying after a conflict, growing with the attempt
- * (up to 4, 8, 16 ms). Without it the commands that lost one race reload in
- * the same turn, append in the same group commit and race each other again:
- * of ten concurrent PATCHes of one profile, 4 succeeded and 6 answered 409;
- * with it, 8 or 9 succeed.
+ * A random pause before retrying after a conflict with another process's
+ * writer, growing with the attempt (up to 4, 8, 16 ms), so that the losers of
+ * one race do not reload together and race each other again in the next
+ * group commit.
  */
 const retryPause = (attempt: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, Math.random() * 4 * 2 ** attempt))
@@ -87,6 +87,13 @@ export class CommandHandler {
    * would not match and the retry reloads. States are frozen: shared, never edited.
    */
   private readonly states: LRUCache<string, CachedState> | null
+  /**
+   * Commands on one stream run one at a time in this instance, so they meet no
+   * conflict among themselves: twelve disbursements against one credit limit,
+   * racing optimistically, had 21 of 360 answer 409 after every retry. The
+   * retries remain for writers in other processes.
+   */
+  private readonly streams = new KeyedLock()
 
   constructor(private readonly deps: CommandHandlerDeps) {
     const size = deps.cacheSize ?? 10_000
@@ -132,7 +139,16 @@ export class CommandHandler {
     this.states?.set(streamId, { aggregate, state: deepFreeze(state), revision, position })
   }
 
-  async execute<C, E extends DomainEvent, S>(
+  execute<C, E extends DomainEvent, S>(
+    aggregate: Aggregate<C, E, S>,
+    id: string,
+    command: C,
+    context: CommandContext,
+  ): Promise<CommandResult<E, S>> {
+    return this.streams.run(`${aggregate.streamType}-${id}`, () => this.decideAndAppend(aggregate, id, command, context))
+  }
+
+  private async decideAndAppend<C, E extends DomainEvent, S>(
     aggregate: Aggregate<C, E, S>,
     id: string,
     command: C,

@@ -48,10 +48,13 @@ t.test('two reservations decided on the same state cannot both be written: the s
     type: 'CreateCreditLimit', creditLimitId: 'l1', organizationId: 'o1', debtorId: 'p1', currency: 'COP', maxAmount: '5000000.00',
     expirationDate: '2026-12-31', today: '2026-01-15', now,
   }, context)
-  const commands = new CommandHandler({ eventStore: gatedAppends(sqlite, 2), clock, maxRetries: 3 })
+  // Two handlers, as two instances on one log: within one, commands on a stream take turns and never decide on the same state.
+  const gated = gatedAppends(sqlite, 2)
+  const commands = new CommandHandler({ eventStore: gated, clock, maxRetries: 3 })
+  const otherInstance = new CommandHandler({ eventStore: gated, clock, maxRetries: 3 })
   const outcomes = await Promise.allSettled([
     commands.execute(creditLimitAggregate, 'l1', reserve('c1'), context),
-    commands.execute(creditLimitAggregate, 'l1', reserve('c2'), context),
+    otherInstance.execute(creditLimitAggregate, 'l1', reserve('c2'), context),
   ])
   t.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 1, 'one reservation is written')
   const refusal = outcomes.find((o) => o.status === 'rejected')

@@ -89,6 +89,42 @@ t.test('after its bounded retries it answers 409 CONCURRENCY_CONFLICT', async (t
   t.equal(error instanceof AppError ? error.code : '', 'CONCURRENCY_CONFLICT')
 })
 
+t.test('commands on one stream take turns in the instance: twenty at once all append, with no retry allowed', async (t) => {
+  const store = new SqliteEventStore({ file: ':memory:' })
+  t.teardown(() => store.close())
+  const handler = new CommandHandler({ eventStore: store, clock: new ManualClock(), maxRetries: 0 })
+  const id = newId()
+  await handler.execute(organizationAggregate, id, create(id), context)
+  const names = Array.from({ length: 20 }, (_, i) => `Name ${i}`)
+  const results = await Promise.all(names.map((name) => handler.execute(organizationAggregate, id, { type: 'RenameOrganization', name }, context)))
+  t.same(results.map((r) => r.revision), names.map((_, i) => i + 1), 'each decided on the state the one before it left, in arrival order')
+  const renames = []
+  for await (const event of store.readStream(`organization-${id}`)) if (event.type === 'OrganizationRenamed') renames.push(event.data.name)
+  t.same(renames, names)
+})
+
+t.test('a refused command gives its stream to the next one, and other streams never wait for it', async (t) => {
+  const store = new SqliteEventStore({ file: ':memory:' })
+  t.teardown(() => store.close())
+  const handler = new CommandHandler({ eventStore: store, clock: new ManualClock(), maxRetries: 0 })
+  const [id, other] = [newId(), newId()]
+  await handler.execute(organizationAggregate, id, create(id), context)
+  const refused = handler.execute(organizationAggregate, id, create(id), context)
+  const renamed = handler.execute(organizationAggregate, id, { type: 'RenameOrganization', name: 'Next' }, context)
+  await t.rejects(refused, AppError, 'creating it twice is refused')
+  t.equal((await renamed).revision, 1)
+  const blocked = new Promise<never>(() => undefined)
+  const holding = new Proxy(store, {
+    get(target, property, receiver) {
+      if (property !== 'append') return Reflect.get(target, property, receiver)
+      return (...args: Parameters<EventStore['append']>) => args[0] === `organization-${id}` ? blocked : target.append(...args)
+    },
+  })
+  const stuck = new CommandHandler({ eventStore: holding, clock: new ManualClock(), maxRetries: 0 })
+  void stuck.execute(organizationAggregate, id, { type: 'RenameOrganization', name: 'Never' }, context)
+  t.equal((await stuck.execute(organizationAggregate, other, create(other), context)).revision, 0, 'a stream whose append hangs holds up only itself')
+})
+
 t.test('loads an aggregate as it stood at a past moment', async (t) => {
   const store = new SqliteEventStore({ file: ':memory:' })
   t.teardown(() => store.close())
