@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto'
+import type { DomainEvent } from '../events/catalogue.js'
 import type { RequestKey } from '../events/types.js'
 import { AppError } from '../shared/errors.js'
+import type { Aggregate } from './decider.js'
+import type { CommandContext, CommandHandler } from './handler.js'
 
 /** The hash of what makes two requests under one idempotency key "the same": their canonical fields, in order. */
 export const hashRequest = (fields: readonly unknown[]): string => createHash('sha256').update(JSON.stringify(fields)).digest('hex')
@@ -78,3 +81,21 @@ export const createOnceUnderKey = <S>(creation: KeyedCreation<S>): Promise<{ cre
   }
   return createOnce(earlier, creation.create, (result) => ({ created: true, position: result.position }))
 }
+
+/**
+ * `createOnceUnderKey` for a resource that is one aggregate's stream, whose id
+ * derives from the Key and whose state keeps the Key it was created with:
+ * whoever may create one may have it back.
+ */
+export const createStreamOnce = <C, E extends DomainEvent, S extends { idempotency?: RequestKey }>(
+  commands: CommandHandler,
+  aggregate: Aggregate<C, E, S>,
+  id: string,
+  command: C & { idempotency: RequestKey },
+  context: CommandContext,
+  creation: { what: string; details: Record<string, string>; exists: (state: S) => boolean },
+): Promise<{ created: boolean; position: number }> => createOnceUnderKey({
+  requested: command.idempotency, what: creation.what, details: creation.details, exists: creation.exists,
+  load: () => commands.load(aggregate, id), recordedKey: (state) => state.idempotency,
+  create: () => commands.execute(aggregate, id, command, context),
+})

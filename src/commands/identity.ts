@@ -3,7 +3,7 @@ import { usernameStreamId } from '../events/user.js'
 import { AppError } from '../shared/errors.js'
 import { deterministicId } from '../shared/ids.js'
 import { KeyedLock } from '../shared/keyedLock.js'
-import { allPermissions, builtInRoleTemplates } from '../shared/permissions.js'
+import { allPermissions, builtInRoleTemplates, type Grantor } from '../shared/permissions.js'
 import type { CommandContext, CommandHandler, CommandResult } from './handler.js'
 import { membershipAggregate, type MembershipState } from './membership.js'
 import { oauthClientAggregate } from './oauthClient.js'
@@ -37,7 +37,7 @@ export const ensureDefaultRoleTemplates = async (commands: CommandHandler, organ
       const missing = template.key === 'administrator' ? allPermissions.filter((p) => !state.permissions.includes(p)) : []
       if (missing.length === 0) continue
       const upgraded = await commands.execute(roleTemplateAggregate, id, {
-        type: 'UpdateRoleTemplate', permissions: [...state.permissions, ...missing], now,
+        type: 'UpdateRoleTemplate', grantor: 'all', permissions: [...state.permissions, ...missing], now,
       }, context)
       positions.push(upgraded.position)
       continue
@@ -86,9 +86,12 @@ const requireRoleTemplate = async (commands: CommandHandler, organizationId: str
 
 interface MembershipInput { organizationId: string; principalId: string; principalType: PrincipalType; roleTemplateId: string }
 
-/** Records that a membership uses a template; a template deleted (or never made) meanwhile is refused as the request's own field. */
-const recordUse = (commands: CommandHandler, membership: string, organizationId: string, roleTemplateId: string, context: CommandContext) =>
-  commands.execute(roleTemplateAggregate, roleTemplateId, { type: 'AssignRoleTemplate', membershipId: membership, organizationId }, context)
+/**
+ * Records that a membership uses a template; a template deleted (or never made) meanwhile is refused as the request's
+ * own field, one the grantor may no longer grant (widened meanwhile) with 403.
+ */
+const recordUse = (commands: CommandHandler, membership: string, organizationId: string, roleTemplateId: string, grantor: Grantor, context: CommandContext) =>
+  commands.execute(roleTemplateAggregate, roleTemplateId, { type: 'AssignRoleTemplate', membershipId: membership, organizationId, grantor }, context)
     .catch((error: unknown) => {
       throw error instanceof AppError && error.code === 'NOT_FOUND' ? unknownRoleTemplate(organizationId, roleTemplateId) : error
     })
@@ -105,10 +108,10 @@ const withdrawUse = (commands: CommandHandler, membership: string, roleTemplateI
  * refusal leaves nothing.
  */
 const registerWithMembership = async <T extends { position: number }>(
-  commands: CommandHandler, input: MembershipInput, context: CommandContext, register: () => Promise<T>,
+  commands: CommandHandler, input: MembershipInput, grantor: Grantor, context: CommandContext, register: () => Promise<T>,
 ) => {
   const id = membershipId(input.organizationId, input.principalId)
-  const assigned = await recordUse(commands, id, input.organizationId, input.roleTemplateId, context)
+  const assigned = await recordUse(commands, id, input.organizationId, input.roleTemplateId, grantor, context)
   let registered: T
   try {
     registered = await register()
@@ -133,7 +136,7 @@ const roleChanges = new KeyedLock()
  * deleted), never a membership on a template whose use is unrecorded. The same template again writes nothing.
  */
 export const changeMemberRole = (
-  commands: CommandHandler, input: { organizationId: string; principalId: string; roleTemplateId: string }, context: CommandContext,
+  commands: CommandHandler, input: { organizationId: string; principalId: string; roleTemplateId: string; grantor: Grantor }, context: CommandContext,
 ) => {
   const id = membershipId(input.organizationId, input.principalId)
   return roleChanges.run(id, async () => {
@@ -141,7 +144,7 @@ export const changeMemberRole = (
     if (state.status !== 'active') throw new AppError('NOT_FOUND', 'membership not found', { resource: 'membership' })
     if (state.roleTemplateId === input.roleTemplateId) return { changed: false, position }
     await requireRoleTemplate(commands, input.organizationId, input.roleTemplateId)
-    const assigned = await recordUse(commands, id, input.organizationId, input.roleTemplateId, context)
+    const assigned = await recordUse(commands, id, input.organizationId, input.roleTemplateId, input.grantor, context)
     let moved: CommandResult<MembershipEvent, MembershipState>
     try {
       moved = await commands.execute(membershipAggregate, id, { type: 'ChangeMembershipRole', roleTemplateId: input.roleTemplateId }, context)
@@ -169,7 +172,11 @@ export const withdrawLeftUse = (commands: CommandHandler, membership: string, ro
 
 export const createUser = async (
   commands: CommandHandler,
-  input: { userId: string; username: string; passwordHash: string; organizationId: string; roleTemplateId: string; encryptedTotpSecret: string | null; now: string },
+  input: {
+    userId: string; username: string; passwordHash: string; organizationId: string; roleTemplateId: string; encryptedTotpSecret: string | null; now: string
+    /** Who gives the user its role template (`all` for an administrator). */
+    grantor: Grantor
+  },
   context: CommandContext,
 ) => {
   await requireActiveOrganization(commands, input.organizationId)
@@ -180,7 +187,7 @@ export const createUser = async (
   const { state: name } = await commands.load(usernameAggregate, usernameStreamId(input.username))
   usernameAggregate.decide(claimUsername, name)
   const membership = { organizationId: input.organizationId, principalId: input.userId, principalType: 'user' as const, roleTemplateId: input.roleTemplateId }
-  const made = await registerWithMembership(commands, membership, context, async () => {
+  const made = await registerWithMembership(commands, membership, input.grantor, context, async () => {
     const claim = await commands.execute(usernameAggregate, usernameStreamId(input.username), claimUsername, context)
     const registered = await commands.execute(userAggregate, input.userId, {
       type: 'RegisterUser', userId: input.userId, username: input.username, passwordHash: input.passwordHash,
@@ -193,13 +200,17 @@ export const createUser = async (
 
 export const createClient = async (
   commands: CommandHandler,
-  input: { clientId: string; name: string; secretHash: string; scopes: string[]; organizationId: string; roleTemplateId: string; now: string },
+  input: {
+    clientId: string; name: string; secretHash: string; scopes: string[]; organizationId: string; roleTemplateId: string; now: string
+    /** Who gives the client its role template (`all` for an administrator). */
+    grantor: Grantor
+  },
   context: CommandContext,
 ) => {
   await requireActiveOrganization(commands, input.organizationId)
   await requireRoleTemplate(commands, input.organizationId, input.roleTemplateId)
   const membership = { organizationId: input.organizationId, principalId: input.clientId, principalType: 'client' as const, roleTemplateId: input.roleTemplateId }
-  const made = await registerWithMembership(commands, membership, context, () => commands.execute(oauthClientAggregate, clientStreamId(input.clientId), {
+  const made = await registerWithMembership(commands, membership, input.grantor, context, () => commands.execute(oauthClientAggregate, clientStreamId(input.clientId), {
     type: 'RegisterClient', clientId: input.clientId, name: input.name, secretHash: input.secretHash, scopes: input.scopes,
     organizationId: input.organizationId, now: input.now,
   }, context))

@@ -6,7 +6,7 @@ import { money } from '../shared/money.js'
 import { sameMembers } from '../shared/sets.js'
 import type { Aggregate } from './decider.js'
 import type { CommandContext, CommandHandler } from './handler.js'
-import { createOnceUnderKey, hashRequest } from './idempotency.js'
+import { createStreamOnce, hashRequest } from './idempotency.js'
 
 export type TaxCommand =
   /** `idempotency`: the creator's `Idempotency-Key` (the tax id from `keyedTaxId`) and its request's hash (`taxRequestHash`). */
@@ -159,8 +159,6 @@ export const taxRequestHash = (fields: TaxFields, isActive: boolean): string => 
  */
 export const createTaxOnce = (
   commands: CommandHandler, command: Extract<TaxCommand, { type: 'CreateTax' }> & { idempotency: RequestKey }, context: CommandContext,
-): Promise<{ created: boolean; position: number }> => createOnceUnderKey({
-  requested: command.idempotency, what: 'tax creation request', details: { taxId: command.taxId },
-  load: () => commands.load(taxAggregate, command.taxId), exists: (state) => state.exists, recordedKey: (state) => state.idempotency,
-  create: () => commands.execute(taxAggregate, command.taxId, command, context),
+): Promise<{ created: boolean; position: number }> => createStreamOnce(commands, taxAggregate, command.taxId, command, context, {
+  what: 'tax creation request', details: { taxId: command.taxId }, exists: (state) => state.exists,
 })

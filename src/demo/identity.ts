@@ -30,7 +30,7 @@ export const foundationDemo: DemoStep = {
       const userId = deterministicId('demo', 'user', username)
       const { state: user } = await commands.load(userAggregate, userId)
       if (!user.exists) {
-        await createUser(commands, {
+        await createUser(commands, { grantor: 'all',
           userId, username, passwordHash: await hashSecret(DEMO_PASSWORD), organizationId, roleTemplateId, encryptedTotpSecret: null, now,
         }, context)
       }
@@ -39,7 +39,7 @@ export const foundationDemo: DemoStep = {
     const clientId = 'demo-integration'
     const { state: client } = await commands.load(oauthClientAggregate, deterministicId('oauthClient', clientId))
     if (!client.exists) {
-      await createClient(commands, {
+      await createClient(commands, { grantor: 'all',
         clientId, name: 'Demo integration', secretHash: await hashSecret(DEMO_CLIENT_SECRET),
         scopes: ['users:read', 'settings:read'], organizationId, roleTemplateId: state.adminRoleTemplateId, now,
       }, context)

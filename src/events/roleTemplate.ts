@@ -1,4 +1,4 @@
-import type { Event } from './types.js'
+import type { Event, RequestKey } from './types.js'
 
 export type RoleTemplateCreated = Event<'RoleTemplateCreated', {
   roleTemplateId: string
@@ -8,6 +8,8 @@ export type RoleTemplateCreated = Event<'RoleTemplateCreated', {
   permissions: string[]
   isDefault: boolean
   createdAt: string
+  /** The creator's `Idempotency-Key` and a hash of its request; absent when it sent none. */
+  idempotency?: RequestKey
 }>
 /** Carries the full new values of the fields that changed. */
 export type RoleTemplateUpdated = Event<'RoleTemplateUpdated', {

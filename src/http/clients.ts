@@ -10,7 +10,7 @@ import type { Services } from '../services.js'
 import { AppError, notFound } from '../shared/errors.js'
 import { ADMIN_SCOPE } from '../shared/permissions.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
-import { requireAssignable, requireMemberRoleHeld, requireScopesHeld } from './plugins/organization.js'
+import { grantorOf, requireAssignable, requireMemberRoleHeld, requireScopesHeld } from './plugins/organization.js'
 import { failures, PageQuery, Pagination, pagination, RoleChangeBody, Timestamp, Uuid } from './schemas.js'
 
 const Client = Type.Object({
@@ -146,7 +146,9 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     const doc = await changeableClient(request, entityid, clientId)
     await requireAssignable(queries, principalOf(request), organizationOf(request), request.body.roleTemplateId)
     if (doc.revoked) throw new AppError('NOT_ACTIVE', 'the client is revoked')
-    const changed = await changeMemberRole(commands, { organizationId: entityid, principalId: clientId, roleTemplateId: request.body.roleTemplateId },
+    const changed = await changeMemberRole(commands, {
+      organizationId: entityid, principalId: clientId, roleTemplateId: request.body.roleTemplateId, grantor: grantorOf(principalOf(request), organizationOf(request)),
+    },
       commandContext(request))
     await services.settle(changed.position)
     return { status: 'success' as const, data: { client: await viewOf(doc) } }

@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { roleTemplateAggregate } from '../commands/roleTemplate.js'
+import { createRoleTemplateOnce, keyedRoleTemplateId, roleTemplateAggregate, roleTemplateRequestHash } from '../commands/roleTemplate.js'
 import type { RoleTemplateDoc } from '../projections/roleTemplates.js'
 import type { Services } from '../services.js'
 import { AppError, notFound } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
 import { allPermissions } from '../shared/permissions.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
-import { requireGrantable } from './plugins/organization.js'
-import { failures, NonBlankText, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
+import { grantorOf, requireGrantable } from './plugins/organization.js'
+import { failures, IdempotencyKeyHeader, NonBlankText, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 
 const RoleTemplate = Type.Object({
   id: Uuid,
@@ -73,27 +73,45 @@ export const roleTemplateRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     config: { organization: 'path', permissions: ['WriteRoleTemplate'] },
     schema: {
       summary: 'Create a role template',
-      description: 'Unless an administrator, the caller may name only permissions it holds itself (403 FORBIDDEN).',
+      description: 'Unless an administrator, the caller may name only permissions it holds itself (403 FORBIDDEN). ' +
+        'With an `Idempotency-Key` header the request can be sent again safely (a retry after a timeout): the first creates the template (201), ' +
+        'the same request again (permissions in any order, defaults filled in) answers 200 with the template as it is now (404 once deleted), ' +
+        'and another request with the Key 409 IDEMPOTENCY_KEY_REUSED; concurrent duplicates create one template. Keys are per organization ' +
+        'and kept for good. Without one, every request creates a template.',
       tags: ['Role templates'],
       params: Params,
+      headers: Type.Object({ 'idempotency-key': IdempotencyKeyHeader }, { additionalProperties: true }),
       body: Type.Object({
         name: NonBlankText({ maxLength: 100 }),
         description: Type.Optional(Type.String({ maxLength: 500, default: '' })),
         permissions: Permissions,
         is_default: Type.Optional(Type.Boolean({ default: false })),
       }, { additionalProperties: false }),
-      response: { 201: One, ...failures(400, 401, 403) },
+      response: {
+        201: One, 200: Type.Object(One.properties, { description: 'the role template this Idempotency-Key already created' }), ...failures(400, 401, 403, 404, 409),
+      },
     },
   }, async (request, reply) => {
     const organization = organizationOf(request)
     const organizationId = organization.id
-    const id = newId()
+    const key = request.headers['idempotency-key']
+    const id = key === undefined ? newId() : keyedRoleTemplateId(organizationId, key)
     const { name, description = '', permissions, is_default: isDefault = false } = request.body
     requireGrantable(principalOf(request), organization, permissions)
-    await services.execute(roleTemplateAggregate, id, {
-      type: 'CreateRoleTemplate', roleTemplateId: id, organizationId, name, description, permissions, isDefault, now: services.clock.now().toISOString(),
+    const command = {
+      type: 'CreateRoleTemplate' as const, roleTemplateId: id, organizationId, name, description, permissions, isDefault, now: services.clock.now().toISOString(),
+    }
+    if (key === undefined) {
+      await services.execute(roleTemplateAggregate, id, command, commandContext(request))
+      return reply.code(201).send({ status: 'success', data: view(await load(organizationId, id)) })
+    }
+    const once = await createRoleTemplateOnce(services.commands, {
+      ...command, idempotency: { key, requestHash: roleTemplateRequestHash({ name, description, permissions, isDefault }) },
     }, commandContext(request))
-    return reply.code(201).send({ status: 'success', data: view(await load(organizationId, id)) })
+    await services.settle(once.position)
+    const doc = await queries.roleTemplates.get(organizationId, id)
+    if (doc === null) throw new AppError('NOT_FOUND', 'the role template this Idempotency-Key created has been deleted', { resource: 'role template' })
+    return reply.code(once.created ? 201 : 200).send({ status: 'success', data: view(doc) })
   })
 
   app.put('/organization/:entityid/role-template/:id', {
@@ -122,7 +140,7 @@ export const roleTemplateRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     // membership's included) past itself, nor edits one holding more than it does (stripping the Administrator's).
     requireGrantable(principalOf(request), organization, [...stored.permissions, ...(permissions ?? [])])
     await services.execute(roleTemplateAggregate, request.params.id, {
-      type: 'UpdateRoleTemplate', now: services.clock.now().toISOString(),
+      type: 'UpdateRoleTemplate', grantor: grantorOf(principalOf(request), organization), now: services.clock.now().toISOString(),
       ...(name === undefined ? {} : { name }), ...(description === undefined ? {} : { description }),
       ...(permissions === undefined ? {} : { permissions }), ...(isDefault === undefined ? {} : { isDefault }),
     }, commandContext(request))
@@ -143,7 +161,9 @@ export const roleTemplateRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     const stored = await load(organization.id, request.params.id)
     // Deleting strips a template as surely as an edit does: the Administrator's is no one's to delete but an administrator's.
     requireGrantable(principalOf(request), organization, stored.permissions)
-    const result = await services.execute(roleTemplateAggregate, request.params.id, { type: 'DeleteRoleTemplate', now: services.clock.now().toISOString() }, commandContext(request))
+    const result = await services.execute(roleTemplateAggregate, request.params.id, {
+      type: 'DeleteRoleTemplate', grantor: grantorOf(principalOf(request), organization), now: services.clock.now().toISOString(),
+    }, commandContext(request))
     if (result.events.length === 0) throw new AppError('NOT_FOUND', 'role template not found')
     return reply.code(204).send(null)
   })

@@ -9,7 +9,7 @@ import type { MembershipDoc } from '../projections/memberships.js'
 import type { Services } from '../services.js'
 import { AppError, notFound } from '../shared/errors.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
-import { requireAssignable, requireMemberRoleHeld } from './plugins/organization.js'
+import { grantorOf, requireAssignable, requireMemberRoleHeld } from './plugins/organization.js'
 import { failures, PageQuery, Pagination, pagination, RoleChangeBody, Timestamp, Uuid } from './schemas.js'
 
 const User = Type.Object({
@@ -190,7 +190,9 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     await requireMemberRoleHeld(queries, principal, organizationOf(request), userId)
     await requireAssignable(queries, principal, organizationOf(request), request.body.roleTemplateId)
     if (!doc.active) throw new AppError('NOT_ACTIVE', 'the user is deactivated')
-    const changed = await changeMemberRole(commands, { organizationId: entityid, principalId: userId, roleTemplateId: request.body.roleTemplateId },
+    const changed = await changeMemberRole(commands, {
+      organizationId: entityid, principalId: userId, roleTemplateId: request.body.roleTemplateId, grantor: grantorOf(principal, organizationOf(request)),
+    },
       commandContext(request))
     await services.settle(changed.position)
     // A role change writes the membership only: the user document read above is still the user's, and the view reads the membership.

@@ -78,7 +78,7 @@ export const bootstrap = async (services: Services): Promise<BootstrapResult> =>
   }
   const { state: client } = await commands.load(oauthClientAggregate, clientStreamId(clientId))
   if (!client.exists) {
-    const created = await createClient(commands, {
+    const created = await createClient(commands, { grantor: 'all',
       clientId, name: 'Administrator', secretHash: await hashSecret(secret), scopes: [ADMIN_SCOPE], organizationId,
       roleTemplateId: builtInRoleTemplateId(organizationId, 'administrator'), now,
     }, context)

@@ -1,3 +1,5 @@
+import { AppError } from './errors.js'
+
 /**
  * The permission catalogue: every permission a role template may grant.
  * The interface names the first group; the service adds the rest. This is the
@@ -47,6 +49,28 @@ export const allPermissions = Object.keys(permissionCatalogue) as Permission[]
 
 const permissionSet: ReadonlySet<string> = new Set(allPermissions)
 export const isPermission = (name: string): name is Permission => permissionSet.has(name)
+
+/**
+ * Who grants permissions (creates, edits, deletes or assigns a role
+ * template): `all` for an organization's administrator or the platform's,
+ * else the permissions the caller holds in the organization.
+ */
+export type Grantor = 'all' | ReadonlySet<string>
+
+/**
+ * The one rule for granting permissions: a grantor may give (or take away)
+ * only permissions it holds itself. Refuses with 403 FORBIDDEN naming the first
+ * permission it lacks and all of them in `missing`. Names not in the catalogue
+ * grant nothing, so they are not counted.
+ */
+export const requireGrantableBy = (grantor: Grantor, permissions: readonly string[]): void => {
+  if (grantor === 'all') return
+  const missing = [...new Set(permissions)].filter((p) => isPermission(p) && !grantor.has(p))
+  const first = missing[0]
+  if (first !== undefined) {
+    throw new AppError('FORBIDDEN', `the caller lacks permissions of the role template: ${missing.join(' ')}`, { permission: first, missing })
+  }
+}
 
 /** OAuth scopes exactly as the interface's table; `*` is the administrator. */
 export const scopeCatalogue = {

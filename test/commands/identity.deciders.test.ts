@@ -41,18 +41,18 @@ t.test('role template', async (t) => {
       .thenRefused(t, 'VALIDATION_ERROR')
   })
   t.test('a template in use cannot be deleted; an unused one can', async (t) => {
-    rt.given(created, assigned).when({ type: 'DeleteRoleTemplate', now }).thenRefused(t, 'ROLE_TEMPLATE_IN_USE')
-    rt.given(created, assigned, { type: 'RoleTemplateUnassigned', data: assigned.data }).when({ type: 'DeleteRoleTemplate', now })
+    rt.given(created, assigned).when({ type: 'DeleteRoleTemplate', grantor: 'all', now }).thenRefused(t, 'ROLE_TEMPLATE_IN_USE')
+    rt.given(created, assigned, { type: 'RoleTemplateUnassigned', data: assigned.data }).when({ type: 'DeleteRoleTemplate', grantor: 'all', now })
       .then(t, [{ type: 'RoleTemplateDeleted', data: { roleTemplateId: 'r1', organizationId: 'o1', deletedAt: now } }])
   })
   t.test('assigning is idempotent per membership and checks the organization', async (t) => {
-    rt.given(created, assigned).when({ type: 'AssignRoleTemplate', membershipId: 'm1', organizationId: 'o1' }).thenNothing(t)
-    rt.given(created).when({ type: 'AssignRoleTemplate', membershipId: 'm2', organizationId: 'other' }).thenRefused(t, 'NOT_FOUND')
+    rt.given(created, assigned).when({ type: 'AssignRoleTemplate', grantor: 'all', membershipId: 'm1', organizationId: 'o1' }).thenNothing(t)
+    rt.given(created).when({ type: 'AssignRoleTemplate', grantor: 'all', membershipId: 'm2', organizationId: 'other' }).thenRefused(t, 'NOT_FOUND')
   })
   t.test('an update carries only what changed', async (t) => {
-    rt.given(created).when({ type: 'UpdateRoleTemplate', name: 'Ops', description: 'runs things', now })
+    rt.given(created).when({ type: 'UpdateRoleTemplate', grantor: 'all', name: 'Ops', description: 'runs things', now })
       .then(t, [{ type: 'RoleTemplateUpdated', data: { roleTemplateId: 'r1', organizationId: 'o1', description: 'runs things', updatedAt: now } }])
-    rt.given(created).when({ type: 'UpdateRoleTemplate', name: 'Ops', now }).thenNothing(t)
+    rt.given(created).when({ type: 'UpdateRoleTemplate', grantor: 'all', name: 'Ops', now }).thenNothing(t)
   })
 })
 

@@ -84,7 +84,7 @@ t.test('a refused user creation leaves its role template unused, and a repeated 
 
   // Registering a client id that exists (a workflow retried) is refused without touching the membership the client has.
   const { createClient } = await import('../../src/commands/identity.js')
-  const input = { clientId: 'partner-crm', name: 'CRM', secretHash: 'x', scopes: [], organizationId: org, roleTemplateId: first, now: new Date().toISOString() }
+  const input = { clientId: 'partner-crm', name: 'CRM', secretHash: 'x', scopes: [], organizationId: org, roleTemplateId: first, now: new Date().toISOString(), grantor: 'all' as const }
   const context = { organizationId: org, actorId: 'test', correlationId: 'c-1' }
   const made = await createClient(svc.runtime.commands, input, context)
   await svc.runtime.settle(made.position)

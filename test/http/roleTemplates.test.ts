@@ -252,3 +252,37 @@ t.test('a name of spaces is refused', async (t) => {
   const template = await create({ name: 'Desk', permissions: [] })
   t.equal((await call({ method: 'PUT', url: `${base}/${template.id}`, payload: { name: ' ' } })).statusCode, 400)
 })
+
+t.test('a member\'s edit or deletion racing an administrator\'s widening never strips the permissions the member lacks', async (t) => {
+  const svc = await createTestApp(t)
+  const base = `/v1/organization/${svc.organizationId}/role-template`
+  const member = await memberToken(svc, svc.organizationId, ['WriteRoleTemplate', 'ReadRoleTemplate', 'ReadCredit', 'ManageMembers'])
+  const narrow = await memberToken(svc, svc.organizationId, ['WriteRoleTemplate', 'ReadRoleTemplate', 'ReadCredit'])
+  for (let round = 0; round < 10; round++) {
+    const created = await svc.call({ method: 'POST', url: base, token: svc.adminToken, payload: { name: `desk ${round}`, permissions: ['ReadCredit'] } })
+    const id: string = created.json().data.id
+    const [widened, edited, deleted] = await Promise.all([
+      svc.call({ method: 'PUT', url: `${base}/${id}`, token: svc.adminToken, payload: { permissions: ['ReadCredit', 'ReadTax'] } }),
+      svc.call({ method: 'PUT', url: `${base}/${id}`, token: narrow, payload: { permissions: ['ReadCredit'], name: `desk ${round} (edited)` } }),
+      round % 2 === 0 ? svc.call({ method: 'DELETE', url: `${base}/${id}`, token: narrow }) : Promise.resolve(null),
+    ])
+    const final = await svc.call({ method: 'GET', url: `${base}/${id}`, token: svc.adminToken })
+    if (final.statusCode === 404) {
+      t.equal(deleted?.statusCode, 204, `round ${round}: deleted by the member's deletion`)
+      t.equal(widened.statusCode, 404, `round ${round}: which came before the widening`)
+      continue
+    }
+    t.equal(widened.statusCode, 200, `round ${round}: the administrator's widening`)
+    t.ok(final.json().data.permissions.includes('ReadTax'), `round ${round}: ReadTax stays (edit ${edited.statusCode}, deletion ${deleted?.statusCode ?? '-'})`)
+    for (const answer of [edited, deleted]) {
+      if (answer === null || answer.statusCode < 300) continue
+      t.equal(answer.statusCode, 403, `round ${round}: a refusal is the granting rule's`)
+      t.match(answer.json().data, { code: 'FORBIDDEN', missing: ['ReadTax'] })
+    }
+  }
+  // A widening after which a member who holds everything may still edit: the rule refuses only what it must.
+  const created = await svc.call({ method: 'POST', url: base, token: svc.adminToken, payload: { name: 'members desk', permissions: ['ReadCredit'] } })
+  const id: string = created.json().data.id
+  await svc.call({ method: 'PUT', url: `${base}/${id}`, token: svc.adminToken, payload: { permissions: ['ReadCredit', 'ManageMembers'] } })
+  t.equal((await svc.call({ method: 'PUT', url: `${base}/${id}`, token: member, payload: { name: 'renamed' } })).statusCode, 200)
+})

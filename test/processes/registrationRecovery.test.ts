@@ -48,7 +48,7 @@ const setup = async (t: Test, readStore: 'memory' | 'sqlite' = 'memory') => {
   const context = { organizationId: org, actorId: 'admin', correlationId: newId() }
   const cutUserCreation = async (stopAt: string, username: string, roleTemplateId: string) => {
     const userId = newId()
-    const input = { userId, username, passwordHash: await hashSecret(PASSWORD), organizationId: org, roleTemplateId, encryptedTotpSecret: null, now: clock.now().toISOString() }
+    const input = { userId, username, passwordHash: await hashSecret(PASSWORD), organizationId: org, roleTemplateId, encryptedTotpSecret: null, now: clock.now().toISOString(), grantor: 'all' as const }
     await t.rejects(createUser(cutOffAt(svc.runtime.commands, stopAt), input, context), crash)
     return userId
   }
@@ -137,7 +137,7 @@ t.test('a client registered but cut off before its membership gets it, and one c
   const roleTemplateId = await template(svc, org)
   const context = { organizationId: org, actorId: 'admin', correlationId: newId() }
   const client = (clientId: string) => ({
-    clientId, name: clientId, secretHash: 'x', scopes: [], organizationId: org, roleTemplateId, now: clock.now().toISOString(),
+    clientId, name: clientId, secretHash: 'x', scopes: [], organizationId: org, roleTemplateId, now: clock.now().toISOString(), grantor: 'all' as const,
   })
   await t.rejects(createClient(cutOffAt(svc.runtime.commands, 'GrantMembership'), client('registered-only'), context), crash)
   await t.rejects(createClient(cutOffAt(svc.runtime.commands, 'RegisterClient'), client('never-registered'), context), crash)
@@ -193,7 +193,7 @@ t.test('a role change cut off between its steps is completed or undone by the re
   const userId: string = (await addUser('changing', from)).json().data.user.id
   const context = { organizationId: org, actorId: 'admin', correlationId: newId() }
   const cutChange = (stopAt: string) =>
-    t.rejects(changeMemberRole(cutOffAt(svc.runtime.commands, stopAt), { organizationId: org, principalId: userId, roleTemplateId: to }, context), crash)
+    t.rejects(changeMemberRole(cutOffAt(svc.runtime.commands, stopAt), { organizationId: org, principalId: userId, roleTemplateId: to, grantor: 'all' }, context), crash)
   const roleOf = async () =>
     (await svc.call({ method: 'GET', url: `/v1/organization/${org}/users/${userId}`, token: svc.adminToken })).json().data.user.roleTemplateId
 

@@ -6,7 +6,7 @@ import type { RoleTemplateDoc } from '../../projections/roleTemplates.js'
 import type { Services } from '../../services.js'
 import { AppError } from '../../shared/errors.js'
 import { whenReady, type Maybe } from '../../shared/maybe.js'
-import { allPermissions, isPermission, type Permission } from '../../shared/permissions.js'
+import { allPermissions, isPermission, requireGrantableBy, type Grantor, type Permission } from '../../shared/permissions.js'
 import type { OrganizationContext, OrganizationSource, Principal } from '../context.js'
 import { checkHook, toHookList } from './auth.js'
 
@@ -118,24 +118,20 @@ export const requirePermissions = (context: OrganizationContext, required: reado
   }
 }
 
+/** The caller as a grantor in the organization: unrestricted for its administrator or a platform administrator. */
+export const grantorOf = (principal: Principal, context: OrganizationContext): Grantor =>
+  principal.isPlatformAdmin || context.isAdministrator ? 'all' : context.permissions
+
 /**
- * The one rule for granting permissions: a caller may assign a role template to
- * a new user or client, create one, or edit one only when it holds every
- * permission of it itself in that organization (for an edit: those the template
- * holds as stored and those it is to hold), unless it is the organization's
- * administrator (`AdministerOrganization`) or a platform administrator. Refuses
- * with 403 FORBIDDEN naming the first permission it lacks (as
- * `requirePermissions` does) and all of them in `missing`. Names not in the
- * catalogue grant nothing (see `permissionsOf`), so they are not counted.
+ * The granting rule (`requireGrantableBy`) checked before a command: a caller
+ * may assign a role template to a new user or client, create one, or edit one
+ * only when it holds every permission of it itself in that organization (for
+ * an edit: those the template holds as stored and those it is to hold). The
+ * deciders check it again on the template as it is when the command is
+ * decided, since the template may change between the two.
  */
-export const requireGrantable = (principal: Principal, context: OrganizationContext, permissions: readonly string[]): void => {
-  if (principal.isPlatformAdmin || context.isAdministrator) return
-  const missing = [...new Set(permissions)].filter((p) => isPermission(p) && !context.permissions.has(p))
-  const first = missing[0]
-  if (first !== undefined) {
-    throw new AppError('FORBIDDEN', `the caller lacks permissions of the role template: ${missing.join(' ')}`, { permission: first, missing })
-  }
-}
+export const requireGrantable = (principal: Principal, context: OrganizationContext, permissions: readonly string[]): void =>
+  requireGrantableBy(grantorOf(principal, context), permissions)
 
 /**
  * The same rule for scopes: a client is given (or, by a new secret, handed to
