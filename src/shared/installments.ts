@@ -89,9 +89,12 @@ export interface Allocation {
 }
 
 /**
- * Splits a payment over what is owed: one installment, or for `zero` every
- * unpaid installment oldest first; within an installment interest is paid
- * before principal. What exceeds the debt is returned as unapplied.
+ * Splits a payment over what is owed: its installment first, then the other
+ * unpaid installments oldest first (for `zero`, all of them oldest first);
+ * within an installment interest is paid before principal. Money beyond the
+ * installment it was ordered for pays the next ones rather than waiting while
+ * they fall overdue (two orders for one installment: the second pays the
+ * installment after it). What exceeds the whole debt is returned as unapplied.
  */
 export const allocatePayment = (
   installments: readonly InstallmentPosition[],
@@ -99,9 +102,10 @@ export const allocatePayment = (
   amount: ExactDecimal,
   currency: string,
 ): { allocations: Allocation[]; applied: ExactDecimal; unapplied: ExactDecimal } => {
+  const oldestFirst = [...installments].sort((a, b) => a.number - b.number)
   const candidates = target === ZERO_INSTALLMENT
-    ? [...installments].sort((a, b) => a.number - b.number)
-    : installments.filter((i) => i.installmentId === target)
+    ? oldestFirst
+    : [...oldestFirst.filter((i) => i.installmentId === target), ...oldestFirst.filter((i) => i.installmentId !== target)]
   const allocations: Allocation[] = []
   let left = amount
   for (const installment of candidates) {

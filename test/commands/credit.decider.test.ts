@@ -93,6 +93,31 @@ t.test('a payment goes to interest first, then principal; an order applied twice
   credit.given(...disbursed, ...events).when(command).thenNothing(t, 'the same order again is a no-op')
 })
 
+t.test('money beyond its installment pays the next unpaid installments oldest first, not unapplied while they fall overdue', async (t) => {
+  const [first, second, third] = credit.given(...disbursed).state.installments
+  if (first === undefined || second === undefined || third === undefined) throw new Error('three installments')
+  const pay = (orderId: string, installmentId: string, installmentNumber: number, amount: string): CreditCommand =>
+    ({ type: 'ApplyPayment', orderId, installmentId, installmentNumber, amount, collectionCosts: '0.00', now: later })
+  const once = [...disbursed, ...decide(disbursed, pay('o1', first.installmentId, 1, '340022.11'))]
+  const twice = decide(once, pay('o2', first.installmentId, 1, '340022.11'))
+  t.match(twice[0]?.data, {
+    installmentId: first.installmentId, appliedAmount: '340022.11', unappliedAmount: '0.00',
+    allocations: [{ number: 2, interest: '6699.78', principal: '333322.33', amount: '340022.11', paidInFull: true }],
+  }, 'a second order for the paid first installment pays the second')
+  const state = credit.given(...once, ...twice).state
+  t.same(state.installments.map((i) => i.paidAt !== null), [true, true, false])
+  t.equal(state.unapplied, '0.00')
+
+  const [third1] = decide(disbursed, pay('o3', third.installmentId, 3, '400000.00'))
+  if (third1?.type !== 'CreditPaymentApplied') throw new Error('expected CreditPaymentApplied')
+  t.same(third1.data.allocations.map((a) => [a.number, a.amount, a.paidInFull]), [[3, '340022.12', true], [1, '59977.88', false]],
+    'the ordered installment first, then the oldest unpaid (interest before principal)')
+  t.match(third1.data.allocations[1], { interest: '10000.00', principal: '49977.88' })
+  const all = decide(disbursed, pay('o4', second.installmentId, 2, '1100000.00'))
+  t.match(all[0]?.data, { appliedAmount: '1020066.34', unappliedAmount: '79933.66' }, 'only what exceeds the whole debt is unapplied')
+  t.same(all.map((e) => e.type), ['CreditPaymentApplied', 'CreditPaid'])
+})
+
 t.test('money beyond what is owed is recorded as unapplied, never lost', async (t) => {
   const events = decide(paidOff, { type: 'ApplyPayment', orderId: 'late', installmentId: 'zero', installmentNumber: 0, amount: '500.00', collectionCosts: '0', now: later })
   t.match(events[0]?.data, { appliedAmount: '0.00', unappliedAmount: '500.00', allocations: [] })
