@@ -83,7 +83,11 @@ const findForbiddenCall = (node: unknown): { name: string; position: number } | 
 
 /** Null when the condition is a valid boolean expression over scoring fields; otherwise what is wrong and where. */
 export const checkCondition = (source: string): ConditionProblem | null => {
-  if (source.length > MAX_CONDITION_LENGTH) return { message: `is longer than ${MAX_CONDITION_LENGTH} characters`, ...locate(source, MAX_CONDITION_LENGTH) }
+  // Characters as the request schema counts them (code points): 300 emoji are 300 characters, not 600.
+  const characters = Array.from(source)
+  if (characters.length > MAX_CONDITION_LENGTH) {
+    return { message: `is longer than ${MAX_CONDITION_LENGTH} characters`, ...locate(source, characters.slice(0, MAX_CONDITION_LENGTH).join('').length) }
+  }
   const result = environment.check(source)
   if (!result.valid) return { message: firstLine(result.error?.message ?? 'invalid expression'), ...locate(source, positionOf(result.error)) }
   if (result.type !== 'bool') return { message: `must be a boolean expression, not ${result.type ?? 'unknown'}`, ...locate(source, 0) }

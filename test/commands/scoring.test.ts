@@ -71,6 +71,10 @@ t.test('conditions: only scoring fields, typed, boolean, positioned errors', asy
   t.match(checkCondition('age'), { message: /boolean expression, not int/ })
   t.match(checkCondition('employmentType > 3'), { message: /no such overload/ })
   t.match(checkCondition('x'.repeat(501)), { message: /longer than 500/ })
+  const emoji = `employmentType == "${'😀'.repeat(250)}"`
+  t.ok(emoji.length > 500 && Array.from(emoji).length <= 500, 'over 500 UTF-16 units, within 500 characters')
+  t.equal(checkCondition(emoji), null, 'characters are counted as the request schema counts them')
+  t.match(checkCondition(`employmentType == "${'😀'.repeat(490)}"`), { message: /longer than 500 characters/ })
   t.match(checkCondition('this.constructor == null'), { message: /Unknown variable|Unexpected/ })
   t.same(evaluateCondition('age < 21', { age: 20 }), { holds: true, error: null })
   t.same(evaluateCondition('age < 21', { age: 21 }), { holds: false, error: null })
