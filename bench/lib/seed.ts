@@ -168,7 +168,7 @@ const setUpOrganization = (log: LogWriter, index: number, now: string): Organiza
   }
   const webhook = (tag: string) => {
     const webhookId = newId()
-    log.run(webhookAggregate, webhookId, webhookAggregate.initialState(), { type: 'CreateWebhook', webhookId, organizationId, configuration: webhookConfiguration(tag), now }, context, now)
+    log.run(webhookAggregate, webhookId, webhookAggregate.initialState(), { type: 'CreateWebhook', mayReadScores: true, webhookId, organizationId, configuration: webhookConfiguration(tag), now }, context, now)
     return { webhookId, tag }
   }
   const webhooks = { onOrder: webhook('erp-pagos'), onDelivered: webhook('core-desembolsos') }

@@ -4,12 +4,16 @@ import { AppError } from '../shared/errors.js'
 import { deterministicId } from '../shared/ids.js'
 import type { Aggregate } from './decider.js'
 import type { CommandContext, CommandHandler } from './handler.js'
-import { createOnceUnderKey } from './idempotency.js'
+import { createStreamOnce } from './idempotency.js'
 
 export type WebhookCommand =
   /** `idempotency`: the creator's `Idempotency-Key` (the id from `keyedWebhookId`) and its request's digest. */
-  | { type: 'CreateWebhook'; webhookId: string; organizationId: string; configuration: WebhookConfiguration; now: string; idempotency?: RequestKey }
-  | { type: 'UpdateWebhook'; changes: Partial<WebhookConfiguration>; now: string }
+  /** `mayReadScores`: whether the creator (or editor) holds `ReadAnalysis`; only then do the webhook's sends render credits' scores. */
+  | {
+    type: 'CreateWebhook'; webhookId: string; organizationId: string; configuration: WebhookConfiguration; mayReadScores: boolean; now: string
+    idempotency?: RequestKey
+  }
+  | { type: 'UpdateWebhook'; changes: Partial<WebhookConfiguration>; mayReadScores: boolean; now: string }
   | { type: 'ArchiveWebhook'; now: string }
 
 export interface WebhookState {
@@ -17,6 +21,8 @@ export interface WebhookState {
   webhookId: string
   organizationId: string
   configuration: WebhookConfiguration | null
+  /** Its sends render `.Credit.Score` empty: whoever last created or changed it may not read scores. */
+  scoresHidden: boolean
   /** The `Idempotency-Key` it was created with, and its request's digest; absent when it was created without one. */
   idempotency?: RequestKey
 }
@@ -29,7 +35,7 @@ const requireExisting = (state: WebhookState): WebhookConfiguration => {
 export const webhookAggregate: Aggregate<WebhookCommand, WebhookEvent, WebhookState> = {
   streamType: 'webhook',
   eventTypes: ['WebhookCreated', 'WebhookUpdated', 'WebhookArchived'],
-  initialState: () => ({ status: 'none', webhookId: '', organizationId: '', configuration: null }),
+  initialState: () => ({ status: 'none', webhookId: '', organizationId: '', configuration: null, scoresHidden: false }),
   decide(command, state) {
     switch (command.type) {
       case 'CreateWebhook':
@@ -41,6 +47,7 @@ export const webhookAggregate: Aggregate<WebhookCommand, WebhookEvent, WebhookSt
         return [{ type: 'WebhookCreated', data: {
           webhookId: command.webhookId, organizationId: command.organizationId, configuration: command.configuration, createdAt: command.now,
           ...(command.idempotency === undefined ? {} : { idempotency: command.idempotency }),
+          ...(command.mayReadScores ? {} : { scoresHidden: true as const }),
         } }]
       case 'UpdateWebhook': {
         const current = requireExisting(state)
@@ -50,7 +57,14 @@ export const webhookAggregate: Aggregate<WebhookCommand, WebhookEvent, WebhookSt
           if (JSON.stringify(command.changes[key]) !== JSON.stringify(current[key])) Object.assign(changes, { [key]: command.changes[key] })
         }
         if (Object.keys(changes).length === 0) return []
-        return [{ type: 'WebhookUpdated', data: { webhookId: state.webhookId, organizationId: state.organizationId, changes, updatedAt: command.now } }]
+        // A webhook that sends scores could be pointed anywhere by whoever edits it: only someone who may read scores does.
+        if (!state.scoresHidden && !command.mayReadScores) {
+          throw new AppError('FORBIDDEN', 'this webhook\'s sends render credits\' scores: changing it needs permission ReadAnalysis', { permission: 'ReadAnalysis' })
+        }
+        return [{ type: 'WebhookUpdated', data: {
+          webhookId: state.webhookId, organizationId: state.organizationId, changes, updatedAt: command.now,
+          ...(state.scoresHidden && command.mayReadScores ? { scoresHidden: false } : {}),
+        } }]
       }
       case 'ArchiveWebhook':
         requireExisting(state)
@@ -67,10 +81,14 @@ export const webhookAggregate: Aggregate<WebhookCommand, WebhookEvent, WebhookSt
       case 'WebhookCreated':
         return {
           status: 'active', webhookId: event.data.webhookId, organizationId: event.data.organizationId, configuration: event.data.configuration,
+          scoresHidden: event.data.scoresHidden === true,
           ...(event.data.idempotency === undefined ? {} : { idempotency: event.data.idempotency }),
         }
       case 'WebhookUpdated':
-        return { ...state, configuration: state.configuration === null ? null : { ...state.configuration, ...event.data.changes } }
+        return {
+          ...state, configuration: state.configuration === null ? null : { ...state.configuration, ...event.data.changes },
+          scoresHidden: event.data.scoresHidden ?? state.scoresHidden,
+        }
       case 'WebhookArchived':
         return { ...state, status: 'archived' }
       default: {
@@ -92,8 +110,6 @@ export const keyedWebhookId = (organizationId: string, key: string): string => d
  */
 export const createWebhookOnce = (
   commands: CommandHandler, command: Extract<WebhookCommand, { type: 'CreateWebhook' }> & { idempotency: RequestKey }, context: CommandContext,
-): Promise<{ created: boolean; position: number }> => createOnceUnderKey({
-  requested: command.idempotency, what: 'webhook creation request', details: { webhookId: command.webhookId },
-  load: () => commands.load(webhookAggregate, command.webhookId), exists: (state) => state.status !== 'none', recordedKey: (state) => state.idempotency,
-  create: () => commands.execute(webhookAggregate, command.webhookId, command, context),
+): Promise<{ created: boolean; position: number }> => createStreamOnce(commands, webhookAggregate, command.webhookId, command, context, {
+  what: 'webhook creation request', details: { webhookId: command.webhookId }, exists: (state) => state.status !== 'none',
 })

@@ -30,6 +30,8 @@ export type WebhookCreated = Event<'WebhookCreated', {
   createdAt: string
   /** The creator's `Idempotency-Key` and a keyed digest of its request (it may hold secrets); absent when it sent none. */
   idempotency?: RequestKey
+  /** Present when its creator may not read credits' scores (`ReadAnalysis`): its sends render `.Credit.Score` empty. */
+  scoresHidden?: true
 }>
 /** Carries only the configuration fields that changed. */
 export type WebhookUpdated = Event<'WebhookUpdated', {
@@ -37,6 +39,8 @@ export type WebhookUpdated = Event<'WebhookUpdated', {
   organizationId: string
   changes: Partial<WebhookConfiguration>
   updatedAt: string
+  /** Present when the change turns the rendering of scores off (an editor without `ReadAnalysis`) or back on (one with it). */
+  scoresHidden?: boolean
 }>
 export type WebhookArchived = Event<'WebhookArchived', { webhookId: string; organizationId: string; archivedAt: string }>
 

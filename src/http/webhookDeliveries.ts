@@ -6,7 +6,7 @@ import type { Services } from '../services.js'
 import { AppError, notFound } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
 import { unsealed } from '../webhooks/configuration.js'
-import { templateContextOf } from '../webhooks/context.js'
+import { contextFor, templateContextOf } from '../webhooks/context.js'
 import { WebhookSender } from '../webhooks/sender.js'
 import { fromWebhookLookup, loadSource } from '../webhooks/source.js'
 import { commandContext, organizationOf } from './context.js'
@@ -70,7 +70,7 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<{ services: Servic
     if (webhook.archived) throw new AppError('NOT_ACTIVE', 'an archived webhook is not sent', { webhookId: webhookid })
     const report = await sender.send({
       sendId, organizationId, webhookId: webhookid, configuration: unsealed(webhook.configuration, services.dataKey),
-      context: templateContextOf({ ...source, trigger: { ...source.trigger, SendID: sendId } }), fromWebhook: fromWebhookLookup(source.values),
+      context: contextFor(templateContextOf({ ...source, trigger: { ...source.trigger, SendID: sendId } }), webhook), fromWebhook: fromWebhookLookup(source.values),
       trigger: { type: 'manual', eventId: null, logId: logID, originalSendId: origin.sendId, originalType: origin.type },
       creditId: creditID, orderId: log.orderId, messageId: origin.sendId,
       commandContext: commandContext(request),

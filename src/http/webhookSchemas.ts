@@ -46,6 +46,9 @@ export const Webhook = Type.Object({
   tokenHeader: Type.String(),
   responseQueries: Type.Record(Type.String(), Type.String()),
   signingEnabled: Type.Boolean({ description: 'whether sends are signed (the secret is never returned)' }),
+  scoresHidden: Type.Boolean({
+    description: 'its sends render `.Credit.Score` zero-valued: whoever last created or changed it lacks ReadAnalysis (a change by someone holding it turns scores on)',
+  }),
   archived: Type.Boolean(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -55,7 +58,7 @@ export const Webhook = Type.Object({
 export const webhookView = (doc: WebhookDoc) => {
   const { signingSecret, ...configuration } = doc.configuration
   return {
-    ID: doc._id, ...configuration, signingEnabled: signingSecret !== null,
+    ID: doc._id, ...configuration, signingEnabled: signingSecret !== null, scoresHidden: doc.scoresHidden === true,
     archived: doc.archived, createdAt: doc.createdAt, updatedAt: doc.updatedAt, archivedAt: doc.archivedAt,
   }
 }

@@ -41,12 +41,16 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       response: { 201: One, 200: Type.Object(One.properties, { description: 'the webhook this Idempotency-Key already created' }), ...failures(400, 401, 403, 409) },
     },
   }, async (request, reply) => {
-    const organizationId = organizationOf(request).id
+    const organization = organizationOf(request)
+    const organizationId = organization.id
     const base: WebhookConfiguration = { ...configurationDefaults, tag: request.body.tag, url: request.body.url, signingSecret: null }
     const configuration = resolveConfiguration(base, request.body, services.dataKey)
     const key = request.headers['idempotency-key']
     const id = key === undefined ? newId() : keyedWebhookId(organizationId, key)
-    const command = { type: 'CreateWebhook' as const, webhookId: id, organizationId, configuration, now: services.clock.now().toISOString() }
+    const command = {
+      type: 'CreateWebhook' as const, webhookId: id, organizationId, configuration, mayReadScores: organization.permissions.has('ReadAnalysis'),
+      now: services.clock.now().toISOString(),
+    }
     let created = true
     if (key === undefined) {
       await services.execute(webhookAggregate, id, command, commandContext(request))
@@ -90,6 +94,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     config: { organization: 'header', permissions: ['WriteWebhook'] },
     schema: {
       summary: 'Update a webhook (any subset of its configuration)',
+      description: 'A webhook whose sends render credits\' scores (`scoresHidden: false`) is changed only by a caller holding ReadAnalysis ' +
+        '(403 FORBIDDEN, `permission: ReadAnalysis`); a change by such a caller turns the scores of a webhook with `scoresHidden: true` on.',
       tags: ['Webhooks'],
       headers: OrganizationHeaders,
       params: Params,
@@ -97,12 +103,14 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       response: { 200: One, ...failures(400, 401, 403, 404, 409) },
     },
   }, async (request) => {
-    const organizationId = organizationOf(request).id
+    const organization = organizationOf(request)
+    const organizationId = organization.id
     const current = await load(organizationId, request.params.webhookid)
     const configuration = resolveConfiguration(current.configuration, request.body, services.dataKey)
     const changed = Object.keys(request.body).filter((key): key is keyof WebhookConfiguration => key in configuration)
     await services.execute(webhookAggregate, request.params.webhookid, {
-      type: 'UpdateWebhook', changes: Object.fromEntries(changed.map((key) => [key, configuration[key]])), now: services.clock.now().toISOString(),
+      type: 'UpdateWebhook', changes: Object.fromEntries(changed.map((key) => [key, configuration[key]])),
+      mayReadScores: organization.permissions.has('ReadAnalysis'), now: services.clock.now().toISOString(),
     }, commandContext(request))
     return { status: 'success' as const, data: webhookView(await load(organizationId, request.params.webhookid)) }
   })

@@ -3,7 +3,7 @@ import type { CommandContext } from '../commands/handler.js'
 import type { RecordedOf } from '../events/catalogue.js'
 import type { Services } from '../services.js'
 import { deterministicIdAfter } from '../shared/ids.js'
-import { templateContextOf } from '../webhooks/context.js'
+import { contextFor, templateContextOf } from '../webhooks/context.js'
 import type { FiringWebhook, WebhookLinks } from '../webhooks/runtime.js'
 import type { ResponseValues } from '../projections/webhookResponseValues.js'
 import { WebhookSender, type SendRequest, type StartedSend } from '../webhooks/sender.js'
@@ -162,7 +162,7 @@ const prepare = async (event: Trigger, services: Services): Promise<FiringPlan |
       const sendId = firingSendId(event.id, webhook.id)
       return {
         sendId, organizationId, webhookId: webhook.id, configuration: webhook.configuration,
-        context: { ...context, Trigger: { ...context.Trigger, SendID: sendId } }, fromWebhook: fromWebhookLookup(values),
+        context: contextFor({ ...context, Trigger: { ...context.Trigger, SendID: sendId } }, webhook), fromWebhook: fromWebhookLookup(values),
         trigger: { type: event.type, eventId: event.id, logId: null }, creditId, orderId, commandContext,
       }
     },

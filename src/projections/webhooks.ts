@@ -12,6 +12,8 @@ export interface WebhookDoc {
   createdAt: string
   updatedAt: string
   archivedAt: string | null
+  /** Present (true) while its sends render `.Credit.Score` empty; absent otherwise, as in every document before the field. */
+  scoresHidden?: true
 }
 
 const collection = { name: 'webhooks', indexes: [{ organizationId: 1, createdAt: 1, _id: 1 }] } as const
@@ -27,11 +29,17 @@ export const webhooksProjection = defineProjection({
         return applyAt(docs, event.data.webhookId, position, () => ({
           _id: event.data.webhookId, organizationId: event.data.organizationId, configuration: event.data.configuration,
           archived: false, createdAt: event.data.createdAt, updatedAt: event.data.createdAt, archivedAt: null,
+          ...(event.data.scoresHidden === true ? { scoresHidden: true as const } : {}),
         }))
       case 'WebhookUpdated':
-        return updateAt(docs, event.data.webhookId, position, (doc) => ({
-          ...doc, configuration: { ...doc.configuration, ...event.data.changes }, updatedAt: event.data.updatedAt,
-        }))
+        return updateAt(docs, event.data.webhookId, position, (doc) => {
+          const { scoresHidden: _scoresHidden, ...rest } = doc
+          const hidden = event.data.scoresHidden ?? doc.scoresHidden === true
+          return {
+            ...rest, configuration: { ...doc.configuration, ...event.data.changes }, updatedAt: event.data.updatedAt,
+            ...(hidden ? { scoresHidden: true as const } : {}),
+          }
+        })
       case 'WebhookArchived':
         return updateAt(docs, event.data.webhookId, position, (doc) => ({
           ...doc, archived: true, archivedAt: event.data.archivedAt, updatedAt: event.data.archivedAt,

@@ -172,3 +172,10 @@ export const templateContextOf = (source: ContextSource): TemplateContext => {
     Organization: { ID: source.organization.id, Name: source.organization.name },
   }
 }
+
+/**
+ * The context a webhook whose sends may not carry scores renders: the credit's
+ * `Score` zero-valued, as for a credit never scored (see `WebhookDoc.scoresHidden`).
+ */
+export const contextFor = (context: TemplateContext, webhook: { scoresHidden?: boolean }): TemplateContext =>
+  webhook.scoresHidden === true ? { ...context, Credit: { ...context.Credit, Score: emptyTemplateContext().Credit.Score } } : context

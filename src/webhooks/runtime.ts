@@ -28,6 +28,8 @@ export interface FiringWebhook {
   archived: boolean
   configuration: SendableConfiguration
   readsTags: ReadonlySet<string>
+  /** Its sends render `.Credit.Score` empty (see `WebhookDoc.scoresHidden`). */
+  scoresHidden: boolean
 }
 
 /**
@@ -116,7 +118,9 @@ export class WebhookDirectory {
       const doc = await this.deps.queries.webhooks.getAny(id)
       if (doc === null) return null
       const configuration = unsealed(doc.configuration, this.deps.dataKey)
-      return { id, organizationId: doc.organizationId, archived: doc.archived, configuration, readsTags: readTags(configuration) }
+      return {
+        id, organizationId: doc.organizationId, archived: doc.archived, configuration, readsTags: readTags(configuration), scoresHidden: doc.scoresHidden === true,
+      }
     })
   }
 

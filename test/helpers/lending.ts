@@ -79,7 +79,7 @@ export const createWebhook = async (runtime: Runtime, organizationId: string, ar
   const webhookId = newId()
   const context = { organizationId, actorId: 'test', correlationId: newId() }
   const now = runtime.clock.now().toISOString()
-  const created = await runtime.commands.execute(webhookAggregate, webhookId, { type: 'CreateWebhook', webhookId, organizationId, now, configuration: {
+  const created = await runtime.commands.execute(webhookAggregate, webhookId, { type: 'CreateWebhook', mayReadScores: true, webhookId, organizationId, now, configuration: {
     tag: 'crm', url: 'https://crm.example.co/hooks', requestHeader: '{}', requestBody: '{"id":"{{.Credit.ID}}"}', authEnabled: false, authUrl: '',
     authMethod: '', authRequestBody: '', authRequestHeader: '', tokenSourceKey: '', tokenType: '', authHeader: '', tokenHeader: '', responseQueries: {},
     signingSecret: null,

@@ -24,7 +24,7 @@ t.test('create answers 201 with the stored webhook: ID, every field, archived an
   const webhook = created.json().data
   t.match(webhook, {
     ID: /^[0-9a-f-]{36}$/, ...valid, authEnabled: false, authUrl: '', authMethod: 'POST', authRequestBody: '', authRequestHeader: '',
-    tokenSourceKey: '', tokenType: 'Bearer', authHeader: 'Authorization', tokenHeader: '', signingEnabled: true, archived: false,
+    tokenSourceKey: '', tokenType: 'Bearer', authHeader: 'Authorization', tokenHeader: '', signingEnabled: true, scoresHidden: false, archived: false,
     createdAt: /Z$/, updatedAt: /Z$/, archivedAt: null,
   })
   t.notMatch(created.body, /whsec_/, 'the signing secret is not in the answer')

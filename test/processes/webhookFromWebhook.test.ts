@@ -61,7 +61,7 @@ t.test('webhooks sharing a tag: fromWebhook gives the most recent delivered resu
 })
 
 const hook = (id: string, tag: string, reads: string[]): FiringWebhook => ({
-  id, organizationId: 'o', archived: false, readsTags: new Set(reads), configuration: { ...configurationDefaults, tag, url: '', signingSecret: null },
+  id, organizationId: 'o', archived: false, scoresHidden: false, readsTags: new Set(reads), configuration: { ...configurationDefaults, tag, url: '', signingSecret: null },
 })
 
 t.test('the firing order follows literal fromWebhook tags and gives up waiting inside a cycle', async (t) => {

@@ -107,7 +107,7 @@ t.test('a signed webhook stored before the names were refused still sends one ve
     requestHeader: '{"Webhook-Id": "mine", "Webhook-Timestamp": "1", "WEBHOOK-SIGNATURE": "v1,forged", "X-Kept": "yes"}',
     signingSecret: runtime.dataKey.encrypt(secret),
   }
-  const created = await runtime.commands.execute(webhookAggregate, webhookId, { type: 'CreateWebhook', webhookId, organizationId, configuration, now: runtime.clock.now().toISOString() }, commandContext)
+  const created = await runtime.commands.execute(webhookAggregate, webhookId, { type: 'CreateWebhook', mayReadScores: true, webhookId, organizationId, configuration, now: runtime.clock.now().toISOString() }, commandContext)
   await runtime.settle(created.position)
   const stored = await runtime.queries.webhooks.get(organizationId, webhookId)
   if (stored === null) return t.fail('the webhook was not stored')
