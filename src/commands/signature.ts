@@ -1,7 +1,11 @@
 import { signatureFields, type SignatureEvent, type SignatureField, type SignatureFileFacts, type SignatureStatus } from '../events/signature.js'
+import type { RequestKey } from '../events/types.js'
 import { AppError, invalidFields, type FieldError } from '../shared/errors.js'
+import { deterministicId } from '../shared/ids.js'
 import { characterCount } from '../shared/text.js'
 import type { Aggregate } from './decider.js'
+import type { CommandContext, CommandHandler } from './handler.js'
+import { createStreamOnce, hashRequest } from './idempotency.js'
 
 export type SignatureCommand =
   | {
@@ -13,6 +17,8 @@ export type SignatureCommand =
     requiredFiles: SignatureField[][]
     requestedBy: string
     now: string
+    /** The requester's `Idempotency-Key` (the id from `keyedSignatureId`) and its request's hash (`signatureRequestHash`). */
+    idempotency?: RequestKey
   }
   | (SignatureFileFacts & { type: 'UploadSignatureFile'; documentId: string; uploadedBy: string; now: string })
   | {
@@ -46,6 +52,8 @@ export interface SignatureState {
   requiredFiles: SignatureField[][]
   files: SignatureFileState[]
   status: SignatureStatus
+  /** The `Idempotency-Key` it was requested with, and its request's hash; absent when it was requested without one. */
+  idempotency?: RequestKey
 }
 
 export const MAX_REASON_LENGTH = 500
@@ -92,12 +100,17 @@ export const signatureAggregate: Aggregate<SignatureCommand, SignatureEvent, Sig
   decide(command, state) {
     switch (command.type) {
       case 'RequestSignatureScan': {
-        if (state.exists) throw new AppError('ALREADY_EXISTS', 'signature already exists')
+        if (state.exists) {
+          // A request with a Key that lost a race to the same Key: the caller compares it with the signature the first one made.
+          if (command.idempotency !== undefined) return []
+          throw new AppError('ALREADY_EXISTS', 'signature already exists')
+        }
         const errors = requiredFilesErrors(command.requiredFiles)
         if (errors.length > 0) throw invalidFields(errors)
         return [{ type: 'SignatureScanRequested', data: {
           signatureId: command.signatureId, organizationId: command.organizationId, documentId: command.documentId, signerId: command.signerId,
           requiredFiles: command.requiredFiles, requestedBy: command.requestedBy, requestedAt: command.now,
+          ...(command.idempotency === undefined ? {} : { idempotency: command.idempotency }),
         } }]
       }
       case 'UploadSignatureFile': {
@@ -165,6 +178,7 @@ export const signatureAggregate: Aggregate<SignatureCommand, SignatureEvent, Sig
         return {
           ...state, exists: true, signatureId: event.data.signatureId, organizationId: event.data.organizationId, documentId: event.data.documentId,
           signerId: event.data.signerId, requiredFiles: event.data.requiredFiles, status: statusOf(event.data.requiredFiles, []),
+          ...(event.data.idempotency === undefined ? {} : { idempotency: event.data.idempotency }),
         }
       case 'SignatureFileUploaded':
         return {
@@ -183,3 +197,26 @@ export const signatureAggregate: Aggregate<SignatureCommand, SignatureEvent, Sig
     }
   },
 }
+
+/** The id of the signature scan an organization's `Idempotency-Key` names: one scan per Key, whatever the concurrency. */
+export const keyedSignatureId = (organizationId: string, key: string): string => deterministicId('signature-key', organizationId, key)
+
+/**
+ * What makes two requests with one Key "the same": the document, the signer and
+ * the required files as groups of alternatives (each group a set, the groups a set).
+ */
+export const signatureRequestHash = (documentId: string, signerId: string, requiredFiles: readonly SignatureField[][]): string => {
+  const groups = requiredFiles.map((group) => [...new Set(group)].sort().join(','))
+  return hashRequest([documentId, signerId, [...new Set(groups)].sort()])
+}
+
+/**
+ * A signature scan's request under an `Idempotency-Key`: the first makes it,
+ * the same request again gets it back (`created: false`) whatever it has
+ * become, another request with the Key is 409 `IDEMPOTENCY_KEY_REUSED`.
+ */
+export const requestSignatureOnce = (
+  commands: CommandHandler, command: Extract<SignatureCommand, { type: 'RequestSignatureScan' }> & { idempotency: RequestKey }, context: CommandContext,
+): Promise<{ created: boolean; position: number }> => createStreamOnce(commands, signatureAggregate, command.signatureId, command, context, {
+  what: 'signature scan request', details: { signatureId: command.signatureId }, exists: (state) => state.exists,
+})

@@ -1,4 +1,4 @@
-import type { Event } from './types.js'
+import type { Event, RequestKey } from './types.js'
 
 /** The file fields of a signature scan; deleting each needs its own permission. */
 export const signatureFields = ['image', 'document-front', 'document-back', 'verification'] as const
@@ -23,6 +23,8 @@ export type SignatureScanRequested = Event<'SignatureScanRequested', {
   requiredFiles: SignatureField[][]
   requestedBy: string
   requestedAt: string
+  /** The requester's `Idempotency-Key` and a hash of its request; absent when it sent none. */
+  idempotency?: RequestKey
 }>
 
 /** What is recorded about an uploaded file: its bytes are in the FileStore under `fileId`, its type sniffed. */

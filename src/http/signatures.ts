@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/ty
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { profileAggregate } from '../commands/profile.js'
-import { MAX_REASON_LENGTH, missingGroups, signatureAggregate } from '../commands/signature.js'
+import { keyedSignatureId, MAX_REASON_LENGTH, missingGroups, requestSignatureOnce, signatureAggregate, signatureRequestHash } from '../commands/signature.js'
 import { signatureFields, type SignatureField } from '../events/signature.js'
 import type { SignatureAuditDoc } from '../projections/signatureAudit.js'
 import type { SignatureDoc } from '../projections/signatures.js'
@@ -12,7 +12,7 @@ import { newId } from '../shared/ids.js'
 import type { Permission } from '../shared/permissions.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
 import { actInResourceOrganization } from './resourceAccess.js'
-import { failures, NO_CONTROL_TEXT_PATTERN, OrganizationHeaders, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
+import { failures, IdempotencyKeyHeader, NO_CONTROL_TEXT_PATTERN, OrganizationHeaders, PageQuery, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 import { acceptUploads, BinaryResponse, readUpload, sendFile, storeUpload, uploadDescription, uploadPolicy, UploadQuery } from './uploads.js'
 
 /** Deleting a file of each field needs its own permission. */
@@ -111,10 +111,18 @@ export const signatureRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
     schema: {
       summary: 'Request a signature scan of a document from a signer',
       description: 'The signer is a profile of the organization (natural or legal person); they are told by e-mail when one of their files is deleted. ' +
-        'The signature starts at `pending_file_upload`.',
-      tags: ['Signatures'], headers: OrganizationHeaders, params: DocumentParams,
+        'The signature starts at `pending_file_upload`. With an `Idempotency-Key` header the request can be sent again safely (a retry after a ' +
+        'timeout): the first makes the signature scan (201), the same request again (the groups of requiredFiles in any order) answers 200 with ' +
+        'the scan as it is now, another request with the Key 409 IDEMPOTENCY_KEY_REUSED; concurrent duplicates make one scan. Keys are per ' +
+        'organization and kept for good. Without one, every request makes a scan.',
+      tags: ['Signatures'], headers: Type.Object({ ...OrganizationHeaders.properties, 'idempotency-key': IdempotencyKeyHeader }, { additionalProperties: true }),
+      params: DocumentParams,
       body: Type.Object({ signerId: Uuid, requiredFiles: RequiredFiles }, { additionalProperties: false }),
-      response: { 201: success({ ...Signature.properties }), ...failures(400, 401, 403) },
+      response: {
+        201: success({ ...Signature.properties }),
+        200: Type.Object(success({ ...Signature.properties }).properties, { description: 'the signature scan this Idempotency-Key already made' }),
+        ...failures(400, 401, 403, 409),
+      },
     },
   }, async (request, reply) => {
     const organization = organizationOf(request)
@@ -123,12 +131,22 @@ export const signatureRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
     if (!signer.exists || signer.organizationId !== organization.id) {
       throw invalidFields([{ field: 'body.signerId', message: 'is not a profile of this organization' }])
     }
-    const signatureId = newId()
-    await services.execute(signatureAggregate, signatureId, {
-      type: 'RequestSignatureScan', signatureId, organizationId: organization.id, documentId: request.params.documentId, signerId, requiredFiles,
+    const { documentId } = request.params
+    const key = request.headers['idempotency-key']
+    const signatureId = key === undefined ? newId() : keyedSignatureId(organization.id, key)
+    const command = {
+      type: 'RequestSignatureScan' as const, signatureId, organizationId: organization.id, documentId, signerId, requiredFiles,
       requestedBy: principalOf(request).id, now: now(),
+    }
+    if (key === undefined) {
+      await services.execute(signatureAggregate, signatureId, command, commandContext(request))
+      return reply.code(201).send({ status: 'success', data: signatureView(await current(documentId, signatureId)) })
+    }
+    const once = await requestSignatureOnce(services.commands, {
+      ...command, idempotency: { key, requestHash: signatureRequestHash(documentId, signerId, requiredFiles) },
     }, commandContext(request))
-    return reply.code(201).send({ status: 'success', data: signatureView(await current(request.params.documentId, signatureId)) })
+    await services.settle(once.position)
+    return reply.code(once.created ? 201 : 200).send({ status: 'success', data: signatureView(await current(documentId, signatureId)) })
   })
 
   app.get('/document/:documentId/signature-scan', {

@@ -76,3 +76,14 @@ t.test('finalizing needs every group; finalizing twice changes nothing', async (
     .thenRefused(t, 'SIGNATURE_INCOMPLETE', 'a deleted file no longer counts')
   signature.given(requested, imageUploaded, frontUploaded, finalized).when({ type: 'FinalizeSignature', documentId: 'd1', finalizedBy: 'u1', now }).thenNothing(t)
 })
+
+t.test('a request under an Idempotency-Key records the Key; one that finds the scan made decides nothing, one without a Key is refused', async (t) => {
+  const idempotency = { key: 'k1', requestHash: 'h1' }
+  const request: SignatureCommand = {
+    type: 'RequestSignatureScan', ...ids, signerId: 'p1', requiredFiles: [['image'], ['document-front', 'verification']], requestedBy: 'u1', now,
+  }
+  signature.given().when({ ...request, idempotency }).then(t, [{ ...requested, data: { ...requested.data, idempotency } }])
+  t.same(signature.given({ ...requested, data: { ...requested.data, idempotency } }).state.idempotency, idempotency)
+  signature.given(requested, imageUploaded).when({ ...request, idempotency }).thenNothing(t, 'the caller compares its request with the one recorded')
+  signature.given(requested).when(request).thenRefused(t, 'ALREADY_EXISTS')
+})
