@@ -1,4 +1,4 @@
-import type { Event } from './types.js'
+import type { Event, RequestKey } from './types.js'
 
 export type ScoringVariableType = 'numeric' | 'categorical' | 'boolean'
 
@@ -73,7 +73,11 @@ interface ScoringModelVersionData {
  * Every scoring model of a configuration lives in one stream, `scoringConfiguration-<configId>`,
  * so "one default model per configuration" and unique version labels are decided atomically.
  */
-export type ScoringModelCreated = Event<'ScoringModelCreated', ScoringModelVersionData & { isActive: boolean }>
+export type ScoringModelCreated = Event<'ScoringModelCreated', ScoringModelVersionData & {
+  isActive: boolean
+  /** The creator's `Idempotency-Key` and a hash of its request; absent when it sent none. */
+  idempotency?: RequestKey
+}>
 /** A new version of a model: a full definition that takes effect at `validFrom`. */
 export type ScoringModelRevised = Event<'ScoringModelRevised', ScoringModelVersionData>
 export type ScoringModelActivated = Event<'ScoringModelActivated', { configId: string; organizationId: string; modelId: string; at: string }>

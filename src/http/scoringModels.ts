@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type, type Static, type TSchema } from 'typebox'
 import { profileAggregate } from '../commands/profile.js'
-import { scoringConfigurationAggregate } from '../commands/scoringConfiguration.js'
+import { createScoringModelOnce, keyedScoringModelId, scoringConfigurationAggregate, scoringModelRequestHash } from '../commands/scoringConfiguration.js'
 import { evaluateScoringModel } from '../commands/scoringEvaluation.js'
 import { scoringFieldCatalogue, scoringFieldNames, scoringFieldsOfProfile, type ScoringFieldKind, type ScoringFieldValues } from '../commands/scoringFields.js'
 import { scoringModelCategories } from '../commands/scoringModelRules.js'
@@ -15,7 +15,7 @@ import { AppError, invalidFields, notFound } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
 import { NON_NEGATIVE_DECIMAL_PATTERN } from '../shared/money.js'
 import { commandContext, organizationOf, principalOf, type OrganizationContext } from './context.js'
-import { ConfigOrganizationHeaders, failures, NonBlankText, Pagination, pagination, PageQuery, Timestamp, Uuid } from './schemas.js'
+import { ConfigOrganizationHeaders, failures, IdempotencyKeyHeader, NonBlankText, Pagination, pagination, PageQuery, Timestamp, Uuid } from './schemas.js'
 
 /** Scores, penalties, bonuses and thresholds stay within ±10⁹, so a model's sums (at most 50 variables, 50 penalties, 50 bonuses) are exact and finite. */
 const MAX_POINTS = 1_000_000_000
@@ -190,22 +190,42 @@ export const scoringModelRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     config: { organization: 'config-header', permissions: ['WriteScoringModel'] },
     schema: {
       summary: 'Create a scoring model in a configuration',
+      description: 'With an `Idempotency-Key` header the request can be sent again safely (a retry after a timeout, an import script run again): ' +
+        'the first creates the model (201), the same request again (the body\'s keys in any order) answers 200 with the model as it is now, ' +
+        'another request with the Key 409 IDEMPOTENCY_KEY_REUSED; concurrent duplicates create one model. Keys are per organization and kept ' +
+        'for good. Without one, every request creates a model.',
       tags,
       params: Params,
-      headers: ConfigOrganizationHeaders,
+      headers: Type.Object({ ...ConfigOrganizationHeaders.properties, 'idempotency-key': IdempotencyKeyHeader }, { additionalProperties: true }),
       body: ModelBody,
-      response: { 201: Type.Object({ message: Type.String(), data: ModelSummary }), ...failures(400, 401, 403, 404, 409) },
+      response: {
+        201: Type.Object({ message: Type.String(), data: ModelSummary }),
+        200: Type.Object({ message: Type.String(), data: ModelSummary }, { description: 'the model this Idempotency-Key already created' }),
+        ...failures(400, 401, 403, 404, 409),
+      },
     },
   }, async (request, reply) => {
     const organization = configurationOf(request, request.params)
-    const modelId = newId()
+    const key = request.headers['idempotency-key']
+    const modelId = key === undefined ? newId() : keyedScoringModelId(organization.id, key)
     const { version, isActive = true, isDefault = false, validFrom } = request.body
-    await services.execute(scoringConfigurationAggregate, organization.defaultConfigId, {
-      type: 'CreateScoringModel', configId: organization.defaultConfigId, organizationId: organization.id, modelId, version,
-      definition: definitionOf(request.body), validFrom: validFromOf(validFrom), isActive, isDefault, now: services.clock.now().toISOString(),
-    }, commandContext(request))
+    const definition = definitionOf(request.body)
+    const command = {
+      type: 'CreateScoringModel' as const, configId: organization.defaultConfigId, organizationId: organization.id, modelId, version,
+      definition, validFrom: validFromOf(validFrom), isActive, isDefault, now: services.clock.now().toISOString(),
+    }
+    let created = true
+    if (key === undefined) {
+      await services.execute(scoringConfigurationAggregate, organization.defaultConfigId, command, commandContext(request))
+    } else {
+      const requestHash = scoringModelRequestHash(definition, version, { isActive, isDefault }, validFrom === undefined ? null : new Date(validFrom).toISOString())
+      const once = await createScoringModelOnce(services.commands, { ...command, idempotency: { key, requestHash } }, commandContext(request))
+      await services.settle(once.position)
+      created = once.created
+    }
     const doc = await load(organization, organization.defaultConfigId, modelId)
-    return reply.code(201).header('location', accessUrl(doc, modelId)).send({ message: 'scoring model created', data: summary(doc) })
+    return reply.code(created ? 201 : 200).header('location', accessUrl(doc, modelId))
+      .send({ message: created ? 'scoring model created' : 'scoring model already created with this Idempotency-Key', data: summary(doc) })
   })
 
   app.get('/organization/:entityid/config/:configid/scoring-model', {

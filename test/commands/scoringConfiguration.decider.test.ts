@@ -27,6 +27,15 @@ t.test('creating a default model records the model and the new default in one de
   configuration.given(created('m1')).when(create('m1')).thenRefused(t, 'ALREADY_EXISTS')
 })
 
+t.test('a creation under an Idempotency-Key records the Key on its model; one that finds the model made decides nothing', async (t) => {
+  const idempotency = { key: 'k1', requestHash: 'h1' }
+  const keyed = created('m1')
+  keyed.data.idempotency = idempotency
+  configuration.given().when({ ...create('m1'), idempotency }).then(t, [keyed])
+  t.same(configuration.given(keyed).state.models.get('m1')?.idempotency, idempotency)
+  configuration.given(created('m1')).when({ ...create('m1', true), idempotency }).thenNothing(t, 'the caller compares its request with the one recorded')
+})
+
 t.test('a configuration belongs to one organization', async (t) => {
   configuration.given(created('m1')).when({ ...create('m2'), organizationId: 'o2' }).thenRefused(t, 'NOT_FOUND')
 })
