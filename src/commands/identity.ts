@@ -1,10 +1,12 @@
 import { membershipId, type MembershipEvent, type PrincipalType } from '../events/membership.js'
+import type { RequestKey } from '../events/types.js'
 import { usernameStreamId } from '../events/user.js'
 import { AppError } from '../shared/errors.js'
 import { deterministicId } from '../shared/ids.js'
 import { KeyedLock } from '../shared/keyedLock.js'
 import { allPermissions, builtInRoleTemplates, type Grantor } from '../shared/permissions.js'
 import type { CommandContext, CommandHandler, CommandResult } from './handler.js'
+import { createStreamOnce } from './idempotency.js'
 import { membershipAggregate, type MembershipState } from './membership.js'
 import { oauthClientAggregate } from './oauthClient.js'
 import { organizationAggregate } from './organization.js'
@@ -65,6 +67,25 @@ export const createOrganization = async (
   const created = await commands.execute(organizationAggregate, input.organizationId, { type: 'CreateOrganization', ...input }, context)
   const templates = await ensureDefaultRoleTemplates(commands, input.organizationId, input.now, { ...context, organizationId: input.organizationId })
   return { organization: created.state, position: maxPosition([created.position, templates]) }
+}
+
+/**
+ * `createOrganization` under the platform administrator's `Idempotency-Key`
+ * (the id from `keyedOrganizationId`): the first creates it, the same request
+ * again gets it back (`created: false`), another is 409
+ * `IDEMPOTENCY_KEY_REUSED`. Either way the built-in role templates are
+ * ensured, so a retry also completes a creation cut off before them.
+ */
+export const createOrganizationOnce = async (
+  commands: CommandHandler,
+  input: { organizationId: string; name: string; defaultConfigId: string; now: string; idempotency: RequestKey },
+  context: CommandContext,
+) => {
+  const once = await createStreamOnce(commands, organizationAggregate, input.organizationId, { type: 'CreateOrganization', ...input }, context, {
+    what: 'organization creation request', details: { organizationId: input.organizationId }, exists: (state) => state.status !== 'none',
+  })
+  const templates = await ensureDefaultRoleTemplates(commands, input.organizationId, input.now, { ...context, organizationId: input.organizationId })
+  return { created: once.created, position: maxPosition([once.position, templates]) }
 }
 
 const requireActiveOrganization = async (commands: CommandHandler, organizationId: string) => {

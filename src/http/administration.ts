@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { createClient, createOrganization, createUser } from '../commands/identity.js'
-import { organizationAggregate, type OrganizationCommand } from '../commands/organization.js'
+import { createClient, createOrganization, createOrganizationOnce, createUser } from '../commands/identity.js'
+import { keyedOrganizationId, organizationAggregate, organizationRequestHash, type OrganizationCommand } from '../commands/organization.js'
 import { enrolTotp } from '../identity/totp.js'
 import { generateSecret, hashSecret, refuseWeakPassword } from '../identity/passwords.js'
 import type { OrganizationDoc } from '../projections/organizations.js'
@@ -12,7 +12,7 @@ import { newId } from '../shared/ids.js'
 import { allScopes, isScope } from '../shared/permissions.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
 import { grantorOf, organizationAccess, requireAssignable, requireScopesHeld } from './plugins/organization.js'
-import { failures, NonBlankText, PageQuery, Pagination, pagination, ProseText, Timestamp, Uuid } from './schemas.js'
+import { failures, IdempotencyKeyHeader, NonBlankText, PageQuery, Pagination, pagination, ProseText, Timestamp, Uuid } from './schemas.js'
 
 const Organization = Type.Object({
   id: Uuid,
@@ -53,16 +53,29 @@ export const administrationRoutes: FastifyPluginAsyncTypebox<{ services: Service
     config: { scopes: ['*'] },
     schema: {
       summary: 'Create an organization (with its default configuration and built-in role templates)',
+      description: 'With an `Idempotency-Key` header the request can be sent again safely (a retry after a timeout): the first creates the ' +
+        'organization (201), the same name again answers 200 with the organization as it is now (completing its built-in role templates if the ' +
+        'first was cut off before them), another name with the Key 409 IDEMPOTENCY_KEY_REUSED; concurrent duplicates create one. Keys are the ' +
+        'platform administrator\'s and kept for good. Without one, every request creates an organization.',
       tags: ['Administration'],
+      headers: Type.Object({ 'idempotency-key': IdempotencyKeyHeader }, { additionalProperties: true }),
       body: Type.Object({ name: Name }, { additionalProperties: false }),
-      response: { 201: OrganizationAnswer, ...failures(400, 401, 403) },
+      response: {
+        201: OrganizationAnswer, 200: Type.Object(OrganizationAnswer.properties, { description: 'the organization this Idempotency-Key already created' }),
+        ...failures(400, 401, 403, 409),
+      },
     },
   }, async (request, reply) => {
-    const organizationId = newId()
-    const created = await createOrganization(commands, {
-      organizationId, name: request.body.name, defaultConfigId: newId(), now: services.clock.now().toISOString(),
-    }, { ...commandContext(request), organizationId })
-    return reply.code(201).send(await organizationAfter(organizationId, created.position))
+    const key = request.headers['idempotency-key']
+    const organizationId = key === undefined ? newId() : keyedOrganizationId(key)
+    const input = { organizationId, name: request.body.name, defaultConfigId: newId(), now: services.clock.now().toISOString() }
+    const context = { ...commandContext(request), organizationId }
+    if (key === undefined) {
+      const created = await createOrganization(commands, input, context)
+      return reply.code(201).send(await organizationAfter(organizationId, created.position))
+    }
+    const once = await createOrganizationOnce(commands, { ...input, idempotency: { key, requestHash: organizationRequestHash(input.name) } }, context)
+    return reply.code(once.created ? 201 : 200).send(await organizationAfter(organizationId, once.position))
   })
 
   app.get('/organizations', {

@@ -15,6 +15,12 @@ t.test('organization', async (t) => {
     org.given().when({ type: 'CreateOrganization', organizationId: 'o1', name: 'Acme', defaultConfigId: 'c1', now }).then(t, [created])
     org.given(created).when({ type: 'CreateOrganization', organizationId: 'o1', name: 'Acme', defaultConfigId: 'c1', now }).thenRefused(t, 'ALREADY_EXISTS')
   })
+  t.test('under an Idempotency-Key records the Key; one that finds the organization made decides nothing', async (t) => {
+    const idempotency = { key: 'k1', requestHash: 'h1' }
+    const keyed = { type: 'CreateOrganization' as const, organizationId: 'o1', name: 'Acme', defaultConfigId: 'c2', now, idempotency }
+    org.given().when(keyed).then(t, [{ type: 'OrganizationCreated', data: { ...created.data, defaultConfigId: 'c2', idempotency } }])
+    org.given(created).when(keyed).thenNothing(t, 'the caller compares its request with the one recorded')
+  })
   t.test('renaming to the same name changes nothing', async (t) => {
     org.given(created).when({ type: 'RenameOrganization', name: 'Acme' }).thenNothing(t)
     org.given(created).when({ type: 'RenameOrganization', name: 'Acme Bank' })
