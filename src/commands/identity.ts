@@ -4,7 +4,7 @@ import { usernameStreamId } from '../events/user.js'
 import { AppError } from '../shared/errors.js'
 import { deterministicId } from '../shared/ids.js'
 import { KeyedLock } from '../shared/keyedLock.js'
-import { allPermissions, builtInRoleTemplates, type Grantor } from '../shared/permissions.js'
+import { allPermissions, builtInRoleTemplates, requireGrantableBy, type Grantor } from '../shared/permissions.js'
 import type { CommandContext, CommandHandler, CommandResult } from './handler.js'
 import { createStreamOnce } from './idempotency.js'
 import { membershipAggregate, type MembershipState } from './membership.js'
@@ -164,6 +164,10 @@ export const changeMemberRole = (
     const { state, position } = await commands.load(membershipAggregate, id)
     if (state.status !== 'active') throw new AppError('NOT_FOUND', 'membership not found', { resource: 'membership' })
     if (state.roleTemplateId === input.roleTemplateId) return { changed: false, position }
+    // Taking a member off a role takes its permissions away: the grantor must hold the role the membership has now, as
+    // this turn finds it (an administrator's concurrent promotion moved it to the Administrator template, say).
+    const { state: leaving } = await commands.load(roleTemplateAggregate, state.roleTemplateId)
+    requireGrantableBy(input.grantor, leaving.permissions)
     await requireRoleTemplate(commands, input.organizationId, input.roleTemplateId)
     const assigned = await recordUse(commands, id, input.organizationId, input.roleTemplateId, input.grantor, context)
     let moved: CommandResult<MembershipEvent, MembershipState>

@@ -466,3 +466,28 @@ t.test('a page of users or clients shows each one\'s own role, read in one membe
   t.same(new Map(allClients.body.data.map((c) => [c.client_id, c.roleTemplateId])), new Map([[mobile.userId, administrator], [crm.userId, analyst]]))
   t.equal(allClients.reads, oneClient.reads)
 })
+
+t.test('a member\'s role change racing an administrator\'s promotion of the same user never demotes the administrator', async (t) => {
+  const svc = await createTestApp(t)
+  const org = svc.organizationId
+  const member = await addMember(svc, org, 'role.changer', ['ManageMembers', 'ReadCredit', 'ReadRoleTemplate'])
+  const desk = await roleTemplateWith(svc, org, ['ReadCredit'])
+  const other = await roleTemplateWith(svc, org, ['ReadCredit'])
+  const administrator = builtInRoleTemplateId(org, 'administrator')
+  const roleUrl = (userId: string) => `/v1/organization/${org}/users/${userId}/role`
+  for (let round = 0; round < 8; round++) {
+    const user = await svc.call({
+      method: 'POST', url: `/v1/organization/${org}/users`, token: svc.adminToken,
+      payload: { username: `promoted.${round}`, password: 'Correct-Horse-9-Battery', roleTemplateId: desk },
+    })
+    const userId: string = user.json().data.user.id
+    const [promoted, changed] = await Promise.all([
+      svc.call({ method: 'PUT', url: roleUrl(userId), token: svc.adminToken, payload: { roleTemplateId: administrator } }),
+      svc.call({ method: 'PUT', url: roleUrl(userId), token: member.token, payload: { roleTemplateId: other } }),
+    ])
+    t.equal(promoted.statusCode, 200, `round ${round}: the promotion`)
+    const role = (await svc.call({ method: 'GET', url: `/v1/organization/${org}/users/${userId}`, token: svc.adminToken })).json().data.user.roleTemplateId
+    t.equal(role, administrator, `round ${round}: the user stays an administrator (member's change: ${changed.statusCode})`)
+    if (changed.statusCode !== 200) t.match(changed.json().data, { code: 'FORBIDDEN' }, 'refused by the granting rule')
+  }
+})
