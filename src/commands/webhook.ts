@@ -8,12 +8,16 @@ import { createStreamOnce } from './idempotency.js'
 
 export type WebhookCommand =
   /** `idempotency`: the creator's `Idempotency-Key` (the id from `keyedWebhookId`) and its request's digest. */
-  /** `mayReadScores`: whether the creator (or editor) holds `ReadAnalysis`; only then do the webhook's sends render credits' scores. */
+  /**
+   * `mayReadScores`: whether the creator (or editor) holds `ReadAnalysis`. `scoresHidden`: what the request asks of the
+   * rendering of credits' scores (absent: a creator who may read them sends them, one who may not does not; an edit keeps it).
+   */
   | {
     type: 'CreateWebhook'; webhookId: string; organizationId: string; configuration: WebhookConfiguration; mayReadScores: boolean; now: string
+    scoresHidden?: boolean
     idempotency?: RequestKey
   }
-  | { type: 'UpdateWebhook'; changes: Partial<WebhookConfiguration>; mayReadScores: boolean; now: string }
+  | { type: 'UpdateWebhook'; changes: Partial<WebhookConfiguration>; scoresHidden?: boolean; mayReadScores: boolean; now: string }
   | { type: 'ArchiveWebhook'; now: string }
 
 export interface WebhookState {
@@ -26,6 +30,9 @@ export interface WebhookState {
   /** The `Idempotency-Key` it was created with, and its request's digest; absent when it was created without one. */
   idempotency?: RequestKey
 }
+
+const scoresNeedReadAnalysis = (what: string): AppError =>
+  new AppError('FORBIDDEN', `${what} needs permission ReadAnalysis`, { permission: 'ReadAnalysis' })
 
 const requireExisting = (state: WebhookState): WebhookConfiguration => {
   if (state.status === 'none' || state.configuration === null) throw new AppError('NOT_FOUND', 'webhook not found', { resource: 'webhook' })
@@ -44,10 +51,11 @@ export const webhookAggregate: Aggregate<WebhookCommand, WebhookEvent, WebhookSt
           if (command.idempotency !== undefined) return []
           throw new AppError('ALREADY_EXISTS', 'webhook already exists')
         }
+        if (command.scoresHidden === false && !command.mayReadScores) throw scoresNeedReadAnalysis('sending credits\' scores')
         return [{ type: 'WebhookCreated', data: {
           webhookId: command.webhookId, organizationId: command.organizationId, configuration: command.configuration, createdAt: command.now,
           ...(command.idempotency === undefined ? {} : { idempotency: command.idempotency }),
-          ...(command.mayReadScores ? {} : { scoresHidden: true as const }),
+          ...((command.scoresHidden ?? !command.mayReadScores) ? { scoresHidden: true as const } : {}),
         } }]
       case 'UpdateWebhook': {
         const current = requireExisting(state)
@@ -56,14 +64,15 @@ export const webhookAggregate: Aggregate<WebhookCommand, WebhookEvent, WebhookSt
         for (const key of Object.keys(command.changes) as Array<keyof WebhookConfiguration>) {
           if (JSON.stringify(command.changes[key]) !== JSON.stringify(current[key])) Object.assign(changes, { [key]: command.changes[key] })
         }
-        if (Object.keys(changes).length === 0) return []
+        const scoresHidden = command.scoresHidden !== undefined && command.scoresHidden !== state.scoresHidden ? command.scoresHidden : undefined
+        if (Object.keys(changes).length === 0 && scoresHidden === undefined) return []
         // A webhook that sends scores could be pointed anywhere by whoever edits it: only someone who may read scores does.
-        if (!state.scoresHidden && !command.mayReadScores) {
-          throw new AppError('FORBIDDEN', 'this webhook\'s sends render credits\' scores: changing it needs permission ReadAnalysis', { permission: 'ReadAnalysis' })
-        }
+        if (!state.scoresHidden && !command.mayReadScores) throw scoresNeedReadAnalysis('changing a webhook whose sends render credits\' scores')
+        // Turning them on is asked for, never a side effect of another change (an administrator rotating a secret of a member's webhook).
+        if (scoresHidden === false && !command.mayReadScores) throw scoresNeedReadAnalysis('sending credits\' scores')
         return [{ type: 'WebhookUpdated', data: {
           webhookId: state.webhookId, organizationId: state.organizationId, changes, updatedAt: command.now,
-          ...(state.scoresHidden && command.mayReadScores ? { scoresHidden: false } : {}),
+          ...(scoresHidden === undefined ? {} : { scoresHidden }),
         } }]
       }
       case 'ArchiveWebhook':

@@ -30,7 +30,7 @@ export type WebhookCreated = Event<'WebhookCreated', {
   createdAt: string
   /** The creator's `Idempotency-Key` and a keyed digest of its request (it may hold secrets); absent when it sent none. */
   idempotency?: RequestKey
-  /** Present when its creator may not read credits' scores (`ReadAnalysis`): its sends render `.Credit.Score` empty. */
+  /** Present when its sends render `.Credit.Score` empty: its creator may not read scores (`ReadAnalysis`) or asked so. */
   scoresHidden?: true
 }>
 /** Carries only the configuration fields that changed. */
@@ -39,7 +39,7 @@ export type WebhookUpdated = Event<'WebhookUpdated', {
   organizationId: string
   changes: Partial<WebhookConfiguration>
   updatedAt: string
-  /** Present when the change turns the rendering of scores off (an editor without `ReadAnalysis`) or back on (one with it). */
+  /** Present when the change turns the rendering of credits' scores off (true) or on (false, asked by a holder of `ReadAnalysis`). */
   scoresHidden?: boolean
 }>
 export type WebhookArchived = Event<'WebhookArchived', { webhookId: string; organizationId: string; archivedAt: string }>

@@ -12,8 +12,12 @@ import { failures, IdempotencyKeyHeader, OrganizationHeaders, Pagination, pagina
 import { configurationFields, SendLog, sendLogView, Webhook, webhookView } from './webhookSchemas.js'
 
 const { tag, url, ...optionalFields } = configurationFields
-const CreateBody = Type.Object({ tag, url, ...Type.Partial(Type.Object(optionalFields)).properties }, { additionalProperties: false })
-const UpdateBody = Type.Partial(Type.Object(configurationFields), { additionalProperties: false, minProperties: 1 })
+const scoresHidden = Type.Boolean({
+  description: 'render `.Credit.Score` zero-valued in this webhook\'s sends (default: true when the caller lacks ReadAnalysis); ' +
+    '`false` (scores sent) needs ReadAnalysis, and only a request that says so turns scores on',
+})
+const CreateBody = Type.Object({ tag, url, ...Type.Partial(Type.Object({ ...optionalFields, scoresHidden })).properties }, { additionalProperties: false })
+const UpdateBody = Type.Partial(Type.Object({ ...configurationFields, scoresHidden }), { additionalProperties: false, minProperties: 1 })
 const Params = Type.Object({ webhookid: Uuid })
 const One = Type.Object({ status: Type.Literal('success'), data: Webhook })
 
@@ -44,12 +48,13 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     const organization = organizationOf(request)
     const organizationId = organization.id
     const base: WebhookConfiguration = { ...configurationDefaults, tag: request.body.tag, url: request.body.url, signingSecret: null }
-    const configuration = resolveConfiguration(base, request.body, services.dataKey)
+    const { scoresHidden: hidden, ...fields } = request.body
+    const configuration = resolveConfiguration(base, fields, services.dataKey)
     const key = request.headers['idempotency-key']
     const id = key === undefined ? newId() : keyedWebhookId(organizationId, key)
     const command = {
       type: 'CreateWebhook' as const, webhookId: id, organizationId, configuration, mayReadScores: organization.permissions.has('ReadAnalysis'),
-      now: services.clock.now().toISOString(),
+      now: services.clock.now().toISOString(), ...(hidden === undefined ? {} : { scoresHidden: hidden }),
     }
     let created = true
     if (key === undefined) {
@@ -95,7 +100,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     schema: {
       summary: 'Update a webhook (any subset of its configuration)',
       description: 'A webhook whose sends render credits\' scores (`scoresHidden: false`) is changed only by a caller holding ReadAnalysis ' +
-        '(403 FORBIDDEN, `permission: ReadAnalysis`); a change by such a caller turns the scores of a webhook with `scoresHidden: true` on.',
+        '(403 FORBIDDEN, `permission: ReadAnalysis`); `scoresHidden: false` turns scores on (ReadAnalysis needed), no other change does.',
       tags: ['Webhooks'],
       headers: OrganizationHeaders,
       params: Params,
@@ -106,11 +111,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     const organization = organizationOf(request)
     const organizationId = organization.id
     const current = await load(organizationId, request.params.webhookid)
-    const configuration = resolveConfiguration(current.configuration, request.body, services.dataKey)
-    const changed = Object.keys(request.body).filter((key): key is keyof WebhookConfiguration => key in configuration)
+    const { scoresHidden: hidden, ...fields } = request.body
+    const configuration = resolveConfiguration(current.configuration, fields, services.dataKey)
+    const changed = Object.keys(fields).filter((key): key is keyof WebhookConfiguration => key in configuration)
     await services.execute(webhookAggregate, request.params.webhookid, {
       type: 'UpdateWebhook', changes: Object.fromEntries(changed.map((key) => [key, configuration[key]])),
-      mayReadScores: organization.permissions.has('ReadAnalysis'), now: services.clock.now().toISOString(),
+      mayReadScores: organization.permissions.has('ReadAnalysis'), now: services.clock.now().toISOString(), ...(hidden === undefined ? {} : { scoresHidden: hidden }),
     }, commandContext(request))
     return { status: 'success' as const, data: webhookView(await load(organizationId, request.params.webhookid)) }
   })

@@ -57,7 +57,7 @@ t.test('a webhook created by someone who may read scores sends them; a member wi
   t.equal((await asMember('PUT', `/webhook/${webhookId}`, { tag: 'erp' })).statusCode, 200, 'a change that changes nothing is no change')
 })
 
-t.test('a webhook a member without ReadAnalysis creates renders scores empty, in automatic and manual sends, until someone who may read them changes it', async (t) => {
+t.test('a webhook a member without ReadAnalysis creates renders scores empty, in automatic and manual sends, until someone who may read them turns them on', async (t) => {
   const { svc, f, asMember, sendOf } = await setup(t)
   const created = await asMember('POST', '/webhook', { tag: 'crm', url: `${f.sink.url}/hook`, requestBody: scoreBody })
   t.equal(created.statusCode, 201)
@@ -71,12 +71,32 @@ t.test('a webhook a member without ReadAnalysis creates renders scores empty, in
   t.match(JSON.parse(resent.json().data.request.body), { score: '0', decision: '' }, 'a manual re-send renders it empty too')
   t.equal((await asMember('PUT', `/webhook/${webhookId}`, { tag: 'crm-2' })).statusCode, 200, 'its own kind may still change it')
 
-  const changed = await svc.call({
-    method: 'PUT', url: `/v1/webhook/${webhookId}`, token: svc.adminToken, organizationId: svc.organizationId, payload: { tag: 'crm-3' },
-  })
-  t.equal(changed.json().data.scoresHidden, false, 'a change by someone who may read scores turns them on')
+  t.match((await asMember('PUT', `/webhook/${webhookId}`, { scoresHidden: false })).json().data, { code: 'FORBIDDEN', permission: 'ReadAnalysis' },
+    'nor may it turn them on')
+  const asAdmin = (payload: object) =>
+    svc.call({ method: 'PUT', url: `/v1/webhook/${webhookId}`, token: svc.adminToken, organizationId: svc.organizationId, payload })
+  t.equal((await asAdmin({ tag: 'crm-3', signingSecret: null })).json().data.scoresHidden, true,
+    'an administrator\'s change of something else leaves them hidden: the member chose where they would go')
+  const hiddenStill = await sendOf(webhookId)
+  t.same(hiddenStill.rendered.score, '0')
+  t.equal((await asAdmin({ scoresHidden: false })).json().data.scoresHidden, false, 'asked for, by someone who may read scores')
   const second = await sendOf(webhookId)
   t.not(second.rendered.score, '0')
   t.match(second.rendered.decision, /^(approve|review|reject)$/)
   t.equal((await asMember('PUT', `/webhook/${webhookId}`, { tag: 'crm-4' })).statusCode, 403, 'and from then on only such a person changes it')
+})
+
+t.test('a creator who may read scores may create a webhook that hides them; one who may not cannot ask for them', async (t) => {
+  const { svc, f, asMember } = await setup(t)
+  const refused = await asMember('POST', '/webhook', { tag: 'crm', url: `${f.sink.url}/hook`, requestBody: scoreBody, scoresHidden: false })
+  t.equal(refused.statusCode, 403)
+  t.match(refused.json().data, { code: 'FORBIDDEN', permission: 'ReadAnalysis' })
+  const hidden = await svc.call({
+    method: 'POST', url: '/v1/webhook', token: svc.adminToken, organizationId: svc.organizationId,
+    payload: { tag: 'erp', url: `${f.sink.url}/hook`, requestBody: scoreBody, scoresHidden: true },
+  })
+  t.equal(hidden.statusCode, 201)
+  t.equal(hidden.json().data.scoresHidden, true)
+  t.notOk('scoresHidden' in JSON.parse(JSON.stringify((await svc.runtime.queries.webhooks.getAny(hidden.json().data.ID))?.configuration)),
+    'kept beside the configuration, not in it')
 })
