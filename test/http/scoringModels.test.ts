@@ -114,7 +114,7 @@ t.test('invalid models are refused with every problem listed', async (t) => {
   await refuse({ variables: [age, income, { ...employment, type: 'numeric', ranges: [{ min: 0, max: 1, score: 1 }], categories: [] }] }, 'body.variables.2.type', /cannot read employmentType/)
   await refuse({ variables: [{ ...age, weight: 0.5 }, { ...age, weight: 0.5 }] }, 'body.variables.1.field', /scored twice/)
   await refuse({ thresholds: { approve: 40, review: 50, reject: 30 } }, 'body.thresholds', /reject <= review <= approve/)
-  await refuse({ variables: [{ ...age, field: 'shoeSize' }, income, employment] }, 'body.variables.0.field', /allowed values/)
+  await refuse({ variables: [{ ...age, field: 'shoeSize' }, income, employment] }, 'body.variables.0.field', /^must be one of .*monthlyIncome/)
   // Sums of points this large overflowed a double: the evaluation answered `"score": null`.
   await refuse({ bonuses: [{ condition: 'age > 0', bonus: 1.7e308 }] }, 'body.bonuses.0.bonus', /<= 1000000000/)
   await refuse({ penalties: [{ condition: 'age > 0', penalty: 1e9 + 1 }] }, 'body.penalties.0.penalty', /<= 1000000000/)

@@ -25,6 +25,41 @@ const withoutNullBranches = (issues: readonly AjvIssue[]): readonly AjvIssue[] =
   return kept.length === 0 ? issues : kept
 }
 
+/**
+ * A union of literals (`Type.Union([Type.Literal('a'), …])`, a query's choice of numbers) fails with one
+ * `must be equal to constant` per branch and `must match a schema in anyOf`: said instead once, as an enum
+ * is, naming the values (`must be one of 1, 2`). A union with any other kind of branch keeps its issues.
+ */
+const withLiteralUnionsCollapsed = (issues: readonly AjvIssue[]): readonly AjvIssue[] => {
+  const constants = new Map<string, unknown[]>()
+  const others = new Set<string>()
+  for (const issue of issues) {
+    const branch = /^(.*\/anyOf)\/\d+(\/.*)?$/.exec(issue.schemaPath ?? '')
+    if (branch === null) continue
+    const union = `${issue.instancePath} ${branch[1] ?? ''}`
+    if (issue.keyword === 'const' && branch[2] === '/const') constants.set(union, [...(constants.get(union) ?? []), issue.params['allowedValue']])
+    else others.add(union)
+  }
+  const collapsed = [...constants.keys()].filter((union) => !others.has(union))
+  if (collapsed.length === 0) return issues
+  const unionOf = (issue: AjvIssue): string | undefined => {
+    const key = issue.keyword === 'anyOf' ? `${issue.instancePath} ${issue.schemaPath ?? ''}` : undefined
+    if (key !== undefined) return key
+    const branch = /^(.*\/anyOf)\/\d+\/const$/.exec(issue.schemaPath ?? '')
+    return branch === null ? undefined : `${issue.instancePath} ${branch[1] ?? ''}`
+  }
+  const result: AjvIssue[] = []
+  const said = new Set<string>()
+  for (const issue of issues) {
+    const union = unionOf(issue)
+    if (union === undefined || !collapsed.includes(union)) { result.push(issue); continue }
+    if (said.has(union)) continue
+    said.add(union)
+    result.push({ instancePath: issue.instancePath, schemaPath: union.slice(issue.instancePath.length + 1), keyword: 'enum', params: { allowedValues: constants.get(union) } })
+  }
+  return result
+}
+
 /** `body.principal.min`, `query.limit`, `headers.organization-id`: where a validation issue points. */
 const fieldOf = (context: string | undefined, issue: AjvIssue): string => {
   const base = [context ?? 'request', ...issue.instancePath.split('/').filter(Boolean)].join('.')
@@ -38,6 +73,8 @@ const fieldOf = (context: string | undefined, issue: AjvIssue): string => {
 const messageOf = (issue: AjvIssue): string => {
   if (issue.keyword === 'additionalProperties') return 'is not an allowed field'
   if (issue.keyword === 'required') return 'is required'
+  const allowed = issue.params['allowedValues']
+  if (issue.keyword === 'enum' && Array.isArray(allowed)) return `must be one of ${allowed.map(String).join(', ')}`
   const pattern = issue.params['pattern']
   const readable = issue.keyword === 'pattern' && typeof pattern === 'string' ? patternMessages.get(pattern) : undefined
   return readable ?? issue.message ?? issue.keyword
@@ -80,7 +117,7 @@ const discriminatorError = (context: string | undefined, issue: AjvIssue, schema
  * `schema`, the part's schema, names the values a discriminated oneOf's tag takes.
  */
 export const fieldErrorsOf = (issues: readonly AjvIssue[], context: string | undefined, schema?: unknown): FieldError[] =>
-  withoutNullBranches(issues).map((issue) => discriminatorError(context, issue, schema) ?? { field: fieldOf(context, issue), message: messageOf(issue) })
+  withLiteralUnionsCollapsed(withoutNullBranches(issues)).map((issue) => discriminatorError(context, issue, schema) ?? { field: fieldOf(context, issue), message: messageOf(issue) })
 
 /** The route's schema of a request part (`body`, `querystring`, `params`, `headers`). */
 const partSchema = (request: FastifyRequest, part: string | undefined): unknown =>
@@ -124,17 +161,22 @@ export const toAppError = (error: FastifyError | Error, request: FastifyRequest)
 /** The failure envelope's body for a refusal (4xx, and 501). */
 export const failureBody = (error: AppError) => ({ status: 'fail', data: { code: error.code, message: error.message, ...error.details } })
 
+/**
+ * A refusal of the client's request (4xx), or 501: a request the service understood but does not do (the interface's
+ * DRY_RUN_NOT_SUPPORTED), answered as a `fail` with its data and not logged as the service's failure.
+ */
+const isRefusal = (error: AppError): boolean => error.status < 500 || error.status === 501
+
 export const sendEnvelope = (reply: FastifyReply, error: AppError): FastifyReply => {
   reply.code(error.status).headers(error.headers)
-  // 501 answers a request the service understood but does not do (the interface's DRY_RUN_NOT_SUPPORTED): a `fail` with its data.
-  if (error.status >= 500 && error.status !== 501) return reply.send({ status: 'error', message: error.message })
+  if (!isRefusal(error)) return reply.send({ status: 'error', message: error.message })
   return reply.send(failureBody(error))
 }
 
 /** One answer to every error, the router's own (`frameworkErrors`) included: the failure envelope for 4xx, a bare message for 5xx. */
 export const answerError = (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
   const appError = toAppError(error, request)
-  if (appError.status >= 500) request.log.error({ err: error }, 'request failed')
+  if (!isRefusal(appError)) request.log.error({ err: error }, 'request failed')
   return sendEnvelope(reply, appError)
 }
 
