@@ -6,7 +6,7 @@ import { AppError, invalidFields, invalidTransition, type FieldError } from '../
 import { exact, isZero, toMoneyText } from '../shared/exactDecimal.js'
 import { deterministicId } from '../shared/ids.js'
 import { allocatePayment, applyAllocations, owedFor, totalOutstanding } from '../shared/installments.js'
-import { creditTransitions, type CreditStateName } from '../shared/lending.js'
+import { automaticRejectionReason, creditTransitions, type CreditStateName } from '../shared/lending.js'
 import { fitsMinorUnit, MONEY_INPUT_LIMIT, money, toMoneyString, withinMoneyBound } from '../shared/money.js'
 import type { Aggregate } from './decider.js'
 import { taxApplications } from './taxation.js'
@@ -164,7 +164,7 @@ const decideScore = (command: Extract<CreditCommand, { type: 'RecordCreditScore'
       return [scored, { type: 'CreditApproved', data: { ...ids, approvedBy: by, approvedAt: now } }]
     case 'reject':
       return [scored, { type: 'CreditRejected', data: {
-        ...ids, reason: `automatic scoring: score ${command.score} with model version ${command.version} decides reject`, rejectedBy: by, rejectedAt: now,
+        ...ids, reason: automaticRejectionReason(command.version), rejectedBy: by, rejectedAt: now,
       } }]
     case 'review':
       return [scored]

@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox'
 import type { CreditState } from '../events/creditState.js'
 import { creditFigures, installmentStatus, type CreditDoc } from '../projections/credits.js'
 import { installmentAmounts, installmentArrearsDays, isPaid, type InstallmentPosition } from '../shared/installments.js'
-import { creditStates } from '../shared/lending.js'
+import { creditStates, rejectionReasonWithoutScore } from '../shared/lending.js'
 import { toMoneyString } from '../shared/money.js'
 import { MoneyString, Timestamp, Uuid } from './schemas.js'
 
@@ -136,7 +136,7 @@ export const creditSummaryView = (state: CreditState, debtor: CreditDoc['debtor'
       taxId, name, type, appliesTo, base, percentage, amount, currency, appliedAt,
     })),
     requestedAt: state.requestedAt, approvedAt: state.approvedAt, approvedBy: state.approvedBy, rejectedAt: state.rejectedAt,
-    rejectionReason: state.rejectionReason, cancelledAt: state.cancelledAt, cancellationReason: state.cancellationReason,
+    rejectionReason: withScore ? state.rejectionReason : rejectionReasonWithoutScore(state.rejectionReason), cancelledAt: state.cancelledAt, cancellationReason: state.cancellationReason,
     disbursedAt: state.disbursedAt, disbursementMethod: state.disbursementMethod, disbursementReference: state.disbursementReference,
     paidAt: state.paidAt, updatedAt: state.updatedAt,
   }

@@ -9,7 +9,7 @@ import type { Services } from '../services.js'
 import { dayOf } from '../shared/amortization.js'
 import { notFound } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
-import { creditStates } from '../shared/lending.js'
+import { creditStates, rejectionReasonWithoutScore } from '../shared/lending.js'
 import { commandContext, organizationOf, principalOf } from './context.js'
 import { Credit, CreditSummary, creditSummaryView, creditView, Installment, installmentView } from './creditViews.js'
 import { failures, IdempotencyKeyHeader, MoneyInput, OrganizationHeaders, PageQuery, Pagination, pagination, ProseText, Timestamp, Uuid } from './schemas.js'
@@ -189,7 +189,12 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     for await (const event of services.history(`${creditAggregate.streamType}-${request.params.creditid}`, { from, limit: limit + 1 })) events.push(event)
     // A CreditScored event stays in place (revisions stay contiguous), its analysis only for a caller holding ReadAnalysis.
     const withScores = scoresVisible(request)
-    const page = events.slice(0, limit).map((event) => event.type === 'CreditScored' && !withScores ? { ...event, data: {} } : event)
+    const page = events.slice(0, limit).map((event) => {
+      if (withScores) return event
+      if (event.type === 'CreditScored') return { ...event, data: {} }
+      // An automatic rejection recorded before stop 39 names the score in its reason.
+      return event.type === 'CreditRejected' ? { ...event, data: { ...event.data, reason: rejectionReasonWithoutScore(event.data.reason) } } : event
+    })
     return {
       status: 'success' as const,
       data: { events: page },

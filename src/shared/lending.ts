@@ -56,3 +56,12 @@ export const providerDefaultMethods: Readonly<Record<PaymentProviderName, string
   manual: 'bank_transfer',
   sandbox: 'credit_card',
 }
+
+/** The reason an automatic rejection records: the model's version, not the score (`ReadAnalysis`'s, in `CreditScored`). */
+export const automaticRejectionReason = (version: string): string => `automatic scoring: model version ${version} decides reject`
+
+const scoredRejection = /^automatic scoring: score \S+ with model version (.*) decides reject$/s
+
+/** A rejection reason as a caller who may not read scores sees it: one recorded with its score (before stop 39) without it. */
+export const rejectionReasonWithoutScore = (reason: string | null): string | null =>
+  reason === null ? null : reason.replace(scoredRejection, (_reason, version: string) => automaticRejectionReason(version))

@@ -181,7 +181,7 @@ t.test('an automatic score decides a requested credit in the same append: approv
     creditId: 'c1', organizationId: 'o1', approvedBy: 'scoring-model:m1', approvedAt: now,
   } }])
   credit.given(...requested).when(score('reject')).then(t, [scored('reject'), { type: 'CreditRejected', data: {
-    creditId: 'c1', organizationId: 'o1', reason: 'automatic scoring: score 71.5 with model version 1.0 decides reject', rejectedBy: 'scoring-model:m1', rejectedAt: now,
+    creditId: 'c1', organizationId: 'o1', reason: 'automatic scoring: model version 1.0 decides reject', rejectedBy: 'scoring-model:m1', rejectedAt: now,
   } }])
   credit.given(...requested).when(score('review')).then(t, [scored('review')])
   const reviewed = credit.given(...requested, scored('review')).state

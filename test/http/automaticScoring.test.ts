@@ -70,7 +70,7 @@ t.test('automatic scoring approves, rejects, or leaves a credit for a person, an
   const rejected = await request(young)
   await rejection
   t.match(await credit(rejected.ID), {
-    state: 'Rechazado', rejectionReason: 'automatic scoring: score 18 with model version 1.0 decides reject', score: { score: '18', decision: 'reject' },
+    state: 'Rechazado', rejectionReason: 'automatic scoring: model version 1.0 decides reject', score: { score: '18', decision: 'reject' },
   })
 
   const scoring = nextEvent(lend.svc.runtime, 'CreditScored')
@@ -187,4 +187,30 @@ t.test('the score is an analysis: without ReadAnalysis the credit shows none, it
   t.equal(report.statusCode, 403, 'so does a report with the score')
   t.equal(report.json().data.permission, 'ReadAnalysis')
   t.equal((await exportOf(reader, { type: 'reports', format: 'consolidated', columns: ['credits.id', 'credits.state'] })).statusCode, 202, 'a report without it does not')
+})
+
+t.test('an automatic rejection\'s reason names the model\'s version, not the score; one recorded with its score shows it only to ReadAnalysis', async (t) => {
+  const { svc, lend, scoringModel, request, credit } = await setup(t)
+  await scoringModel()
+  const rejection = nextEvent(lend.svc.runtime, 'CreditRejected')
+  const rejected = await request(young)
+  await rejection
+  t.equal((await credit(rejected.ID)).rejectionReason, 'automatic scoring: model version 1.0 decides reject')
+
+  // A rejection recorded by an earlier release, its score in the reason.
+  const earlier = await request(independent)
+  const legacy = 'automatic scoring: score 68 with model version 1.0 decides reject'
+  const appended = await svc.runtime.eventStore.append(`credit-${earlier.ID}`, [{
+    id: newId(), type: 'CreditRejected', data: { creditId: earlier.ID, organizationId: svc.organizationId, reason: legacy, rejectedBy: 'scoring-model:m', rejectedAt: '2026-01-15T12:00:00.000Z' },
+    metadata: { organizationId: svc.organizationId, actorId: null, correlationId: 'c', causationId: null, occurredAt: '2026-01-15T12:00:00.000Z', schemaVersion: 1 },
+  }], 'any')
+  await svc.runtime.settle(appended.position)
+  const reader = await memberToken(svc, svc.organizationId, ['ReadCredit'])
+  const analyst = await memberToken(svc, svc.organizationId, ['ReadCredit', 'ReadAnalysis'])
+  const get = (token: string, url: string) => svc.call({ method: 'GET', url, token, organizationId: svc.organizationId })
+  t.equal((await get(reader, `/v1/credits/${earlier.ID}`)).json().data.credit.rejectionReason, 'automatic scoring: model version 1.0 decides reject')
+  t.equal((await get(analyst, `/v1/credits/${earlier.ID}`)).json().data.credit.rejectionReason, legacy)
+  const reasonIn = (body: { data: { events: Array<{ type: string; data: { reason?: string } }> } }) => body.data.events.find((e) => e.type === 'CreditRejected')?.data.reason
+  t.equal(reasonIn((await get(reader, `/v1/credits/${earlier.ID}/events`)).json()), 'automatic scoring: model version 1.0 decides reject', 'nor in its history')
+  t.equal(reasonIn((await get(analyst, `/v1/credits/${earlier.ID}/events`)).json()), legacy)
 })

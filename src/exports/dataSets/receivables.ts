@@ -1,5 +1,6 @@
 import type { CreditDoc } from '../../projections/credits.js'
 import { dayOf } from '../../shared/amortization.js'
+import { rejectionReasonWithoutScore } from '../../shared/lending.js'
 import { defineDataSet } from '../dataSets.js'
 import { creditColumn as c, through } from '../lib/creditColumns.js'
 import { atMinorUnit, date, integer, money, text, timestamp } from '../lib/columns.js'
@@ -25,7 +26,8 @@ export const receivablesDataSet = defineDataSet({
     ...through([c.id, c.lineId, c.lineName, c.debtorId, c.debtorType, c.portfolio, c.state, c.currency, c.principal, c.term, c.rate, c.rateType,
       c.monthlyRate, c.installmentAmount, c.totalInterest, c.totalAmount, c.requestedAt, c.approvedAt], (r: Receivable) => r.credit),
     timestamp<Receivable>('rejected_at', 'when it was rejected', (r) => r.credit.rejectedAt),
-    text<Receivable>('rejection_reason', 'why it was rejected', (r) => r.credit.rejectionReason),
+    text<Receivable>('rejection_reason', 'why it was rejected (an automatic rejection names the model\'s version, not the score)',
+      (r) => rejectionReasonWithoutScore(r.credit.rejectionReason)),
     timestamp<Receivable>('cancelled_at', 'when it was cancelled', (r) => r.credit.cancelledAt),
     ...through([c.disbursedAt, c.paidAt, c.firstDueDate, c.maturityDate, c.installmentsCount], (r: Receivable) => r.credit),
     integer<Receivable>('installments_paid', 'installments paid in full', (r) => r.credit.installmentsPaid),
