@@ -7,8 +7,8 @@ import type { CommandContext, CommandHandler } from './handler.js'
 import { createStreamOnce } from './idempotency.js'
 
 export type WebhookCommand =
-  /** `idempotency`: the creator's `Idempotency-Key` (the id from `keyedWebhookId`) and its request's digest. */
   /**
+   * `idempotency`: the creator's `Idempotency-Key` (the id from `keyedWebhookId`) and its request's digest.
    * `mayReadScores`: whether the creator (or editor) holds `ReadAnalysis`. `scoresHidden`: what the request asks of the
    * rendering of credits' scores (absent: a creator who may read them sends them, one who may not does not; an edit keeps it).
    */
