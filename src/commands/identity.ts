@@ -166,8 +166,7 @@ export const changeMemberRole = (
     if (state.roleTemplateId === input.roleTemplateId) return { changed: false, position }
     // Taking a member off a role takes its permissions away: the grantor must hold the role the membership has now, as
     // this turn finds it (an administrator's concurrent promotion moved it to the Administrator template, say).
-    const { state: leaving } = await commands.load(roleTemplateAggregate, state.roleTemplateId)
-    requireGrantableBy(input.grantor, leaving.permissions)
+    await requireMembershipRoleHeld(commands, id, input.grantor)
     await requireRoleTemplate(commands, input.organizationId, input.roleTemplateId)
     const assigned = await recordUse(commands, id, input.organizationId, input.roleTemplateId, input.grantor, context)
     let moved: CommandResult<MembershipEvent, MembershipState>
@@ -181,6 +180,30 @@ export const changeMemberRole = (
     const left = moved.events.flatMap((event) => event.type === 'MembershipRoleChanged' ? [event.data.previousRoleTemplateId] : [])
     const withdrawn = await Promise.all(left.map((roleTemplateId) => withdrawUse(commands, id, roleTemplateId, context)))
     return { changed: moved.events.length > 0, position: maxPosition([assigned.position, moved.position, ...withdrawn.map((w) => w.position)]) }
+  })
+}
+
+/** The grantor holds the role the membership has as its turn finds it; a membership no longer active has no role to guard. */
+const requireMembershipRoleHeld = async (commands: CommandHandler, membership: string, grantor: Grantor): Promise<void> => {
+  const { state } = await commands.load(membershipAggregate, membership)
+  if (state.status !== 'active') return
+  const { state: role } = await commands.load(roleTemplateAggregate, state.roleTemplateId)
+  requireGrantableBy(grantor, role.permissions)
+}
+
+/**
+ * Acts on a member (deactivating, reactivating or unlocking a user, resetting its password, giving a client a new
+ * secret) in its membership's turn, the one role changes take, once the grantor is found to hold the member's role
+ * then: an administrator's promotion of the member racing the act comes before it (and refuses it) or after it. The
+ * route's check on the read model stays the early answer.
+ */
+export const actOnMember = <T>(
+  commands: CommandHandler, input: { organizationId: string; principalId: string; grantor: Grantor }, act: () => Promise<T>,
+): Promise<T> => {
+  const id = membershipId(input.organizationId, input.principalId)
+  return roleChanges.run(id, async () => {
+    await requireMembershipRoleHeld(commands, id, input.grantor)
+    return act()
   })
 }
 
@@ -252,12 +275,16 @@ export const clientStreamId = (clientId: string): string => deterministicId('oau
  * A crash between the two leaves the use, which only keeps the template
  * from being deleted.
  */
-export const revokeClient = async (commands: CommandHandler, input: { organizationId: string; clientId: string }, context: CommandContext) => {
-  const revoked = await commands.execute(oauthClientAggregate, clientStreamId(input.clientId), { type: 'RevokeClient' }, context)
+export const revokeClient = async (
+  commands: CommandHandler, input: { organizationId: string; clientId: string; grantor: Grantor }, context: CommandContext,
+) => {
   const id = membershipId(input.organizationId, input.clientId)
-  const withdrawn = await roleChanges.run(id, async () => {
+  // In the membership's turn from the grantor's check on: a promotion of the client racing its revocation is refused or after it.
+  return roleChanges.run(id, async () => {
+    await requireMembershipRoleHeld(commands, id, input.grantor)
+    const revoked = await commands.execute(oauthClientAggregate, clientStreamId(input.clientId), { type: 'RevokeClient' }, context)
     const { state } = await commands.load(membershipAggregate, id)
-    return state.status === 'active' ? withdrawUse(commands, id, state.roleTemplateId, context) : { position: 0 }
+    const withdrawn = state.status === 'active' ? await withdrawUse(commands, id, state.roleTemplateId, context) : { position: 0 }
+    return { client: revoked.state, position: maxPosition([revoked.position, withdrawn.position]) }
   })
-  return { client: revoked.state, position: maxPosition([revoked.position, withdrawn.position]) }
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { changeMemberRole, clientStreamId, revokeClient } from '../commands/identity.js'
+import { actOnMember, changeMemberRole, clientStreamId, revokeClient } from '../commands/identity.js'
 import { oauthClientAggregate } from '../commands/oauthClient.js'
 import { generateSecret, hashSecret } from '../identity/passwords.js'
 import type { ClientDoc } from '../projections/principals.js'
@@ -90,7 +90,9 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
   }, async (request) => {
     const { entityid, clientId } = request.params
     await changeableClient(request, entityid, clientId)
-    const revoked = await revokeClient(commands, { organizationId: entityid, clientId }, commandContext(request))
+    const revoked = await revokeClient(commands, {
+      organizationId: entityid, clientId, grantor: grantorOf(principalOf(request), organizationOf(request)),
+    }, commandContext(request))
     await services.settle(revoked.position)
     const doc = await queries.principals.client(clientId)
     if (doc === null) throw new AppError('INTERNAL', 'client not visible after its revocation')
@@ -120,9 +122,9 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     const doc = await changeableClient(request, entityid, clientId)
     if (doc.revoked) throw new AppError('NOT_ACTIVE', 'the client is revoked')
     const secret = generateSecret()
-    const rotated = await commands.execute(oauthClientAggregate, clientStreamId(clientId), {
-      type: 'RotateClientSecret', secretHash: await hashSecret(secret),
-    }, commandContext(request))
+    const secretHash = await hashSecret(secret)
+    const rotated = await actOnMember(commands, { organizationId: entityid, principalId: clientId, grantor: grantorOf(principalOf(request), organizationOf(request)) },
+      () => commands.execute(oauthClientAggregate, clientStreamId(clientId), { type: 'RotateClientSecret', secretHash }, commandContext(request)))
     await services.settle(rotated.position)
     return { status: 'success' as const, data: { client: { client_id: clientId, client_secret: secret } } }
   })

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { changeMemberRole } from '../commands/identity.js'
+import { actOnMember, changeMemberRole } from '../commands/identity.js'
 import { userAggregate, type UserCommand } from '../commands/user.js'
 import { hashSecret, refuseWeakPassword } from '../identity/passwords.js'
 import type { UserDoc } from '../projections/principals.js'
@@ -61,7 +61,8 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
   const change = async (request: FastifyRequest, organizationId: string, userId: string, command: UserCommand) => {
     await userIn(organizationId, userId)
     await requireMemberRoleHeld(queries, principalOf(request), organizationOf(request), userId)
-    const changed = await commands.execute(userAggregate, userId, command, commandContext(request))
+    const changed = await actOnMember(commands, { organizationId, principalId: userId, grantor: grantorOf(principalOf(request), organizationOf(request)) },
+      () => commands.execute(userAggregate, userId, command, commandContext(request)))
     await services.settle(changed.position)
     return { status: 'success' as const, data: { user: await viewOf(await userIn(organizationId, userId)) } }
   }

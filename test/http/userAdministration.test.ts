@@ -1,9 +1,10 @@
 import t from 'tap'
-import { builtInRoleTemplateId } from '../../src/commands/identity.js'
+import { actOnMember, builtInRoleTemplateId, changeMemberRole, clientStreamId, revokeClient } from '../../src/commands/identity.js'
 import type { MembershipDoc } from '../../src/projections/memberships.js'
 import { ManualClock } from '../../src/shared/clock.js'
 import { createTestApp, requestToken, type TestApp } from '../helpers/app.js'
 import { addClient, addMember, createOrganization, roleTemplateWith } from '../helpers/members.js'
+import { streamEventTypes } from '../helpers/streams.js'
 
 const PASSWORD = 'correct horse battery'
 
@@ -490,4 +491,31 @@ t.test('a member\'s role change racing an administrator\'s promotion of the same
     t.equal(role, administrator, `round ${round}: the user stays an administrator (member's change: ${changed.statusCode})`)
     if (changed.statusCode !== 200) t.match(changed.json().data, { code: 'FORBIDDEN' }, 'refused by the granting rule')
   }
+})
+
+t.test('acting on a member checks its role in the membership\'s turn: a member cleared by a stale read is refused once the user is an administrator', async (t) => {
+  const svc = await createTestApp(t)
+  const org = svc.organizationId
+  const desk = await roleTemplateWith(svc, org, ['ReadCredit'])
+  const administrator = builtInRoleTemplateId(org, 'administrator')
+  const context = { organizationId: org, actorId: 'test', correlationId: 'c-act' }
+  const user = await svc.call({
+    method: 'POST', url: `/v1/organization/${org}/users`, token: svc.adminToken,
+    payload: { username: 'promoted.meanwhile', password: 'Correct-Horse-9-Battery', roleTemplateId: desk },
+  })
+  const userId: string = user.json().data.user.id
+  const member = { organizationId: org, principalId: userId, grantor: new Set(['ReadCredit', 'ManageMembers']) }
+  let acted = 0
+  t.equal(await actOnMember(svc.runtime.commands, member, async () => ++acted), 1, 'while the user holds only what the member holds')
+  // The route's check read the user on `desk`; the promotion lands before the act's turn.
+  await changeMemberRole(svc.runtime.commands, { organizationId: org, principalId: userId, roleTemplateId: administrator, grantor: 'all' }, context)
+  await t.rejects(actOnMember(svc.runtime.commands, member, async () => ++acted), { code: 'FORBIDDEN' })
+  t.equal(acted, 1, 'the act did not run')
+  t.equal(await actOnMember(svc.runtime.commands, { ...member, grantor: 'all' }, async () => ++acted), 2, 'an administrator may')
+
+  const client = await addClient(svc, org, 'promoted-client', ['ReadCredit'])
+  await changeMemberRole(svc.runtime.commands, { organizationId: org, principalId: client.userId, roleTemplateId: administrator, grantor: 'all' }, context)
+  await t.rejects(revokeClient(svc.runtime.commands, { organizationId: org, clientId: client.userId, grantor: member.grantor }, context), { code: 'FORBIDDEN' })
+  const revocations = (await streamEventTypes(svc, 'oauthClient', clientStreamId(client.userId))).filter((type) => type === 'OAuthClientRevoked')
+  t.same(revocations, [], 'the client is not revoked')
 })
