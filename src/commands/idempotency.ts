@@ -93,9 +93,9 @@ export const createStreamOnce = <C, E extends DomainEvent, S extends { idempoten
   id: string,
   command: C & { idempotency: RequestKey },
   context: CommandContext,
-  creation: { what: string; details: Record<string, string>; exists: (state: S) => boolean },
+  creation: Pick<KeyedCreation<S>, 'what' | 'details' | 'exists' | 'mayView'>,
 ): Promise<{ created: boolean; position: number }> => createOnceUnderKey({
-  requested: command.idempotency, what: creation.what, details: creation.details, exists: creation.exists,
+  ...creation, requested: command.idempotency,
   load: () => commands.load(aggregate, id), recordedKey: (state) => state.idempotency,
   create: () => commands.execute(aggregate, id, command, context),
 })

@@ -183,10 +183,19 @@ export const changeMemberRole = (
   })
 }
 
-/** The grantor holds the role the membership has as its turn finds it; a membership no longer active has no role to guard. */
+/**
+ * The grantor holds the role the membership has as its turn finds it. A principal without an active membership is a
+ * creation cut off before its grant (the registration recovery may still grant the role it was given, an
+ * Administrator's say): only an administrator acts on it.
+ */
 const requireMembershipRoleHeld = async (commands: CommandHandler, membership: string, grantor: Grantor): Promise<void> => {
   const { state } = await commands.load(membershipAggregate, membership)
-  if (state.status !== 'active') return
+  if (state.status !== 'active') {
+    if (grantor === 'all') return
+    throw new AppError('FORBIDDEN', 'the member\'s role is not granted yet (its creation is being completed): only an administrator may act on it', {
+      permission: 'AdministerOrganization',
+    })
+  }
   const { state: role } = await commands.load(roleTemplateAggregate, state.roleTemplateId)
   requireGrantableBy(grantor, role.permissions)
 }

@@ -213,10 +213,14 @@ export const signatureRequestHash = (documentId: string, signerId: string, requi
 /**
  * A signature scan's request under an `Idempotency-Key`: the first makes it,
  * the same request again gets it back (`created: false`) whatever it has
- * become, another request with the Key is 409 `IDEMPOTENCY_KEY_REUSED`.
+ * become, another request with the Key is 409 `IDEMPOTENCY_KEY_REUSED`. The
+ * scan as it is now (its files) is `ReadDocument`'s: a requester holding only
+ * `WriteDocument` gets the 409 without its id instead (`mayReadScans`).
  */
 export const requestSignatureOnce = (
-  commands: CommandHandler, command: Extract<SignatureCommand, { type: 'RequestSignatureScan' }> & { idempotency: RequestKey }, context: CommandContext,
+  commands: CommandHandler, command: Extract<SignatureCommand, { type: 'RequestSignatureScan' }> & { idempotency: RequestKey },
+  context: CommandContext, mayReadScans: boolean,
 ): Promise<{ created: boolean; position: number }> => createStreamOnce(commands, signatureAggregate, command.signatureId, command, context, {
   what: 'signature scan request', details: { signatureId: command.signatureId }, exists: (state) => state.exists,
+  mayView: { allows: () => mayReadScans, refusal: 'this Idempotency-Key already made a signature scan, which reading needs permission ReadDocument' },
 })

@@ -144,7 +144,7 @@ export const signatureRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
     }
     const once = await requestSignatureOnce(services.commands, {
       ...command, idempotency: { key, requestHash: signatureRequestHash(documentId, signerId, requiredFiles) },
-    }, commandContext(request))
+    }, commandContext(request), organization.permissions.has('ReadDocument'))
     await services.settle(once.position)
     return reply.code(once.created ? 201 : 200).send({ status: 'success', data: signatureView(await current(documentId, signatureId)) })
   })

@@ -4,6 +4,7 @@ import { deterministicId } from '../../src/shared/ids.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
 import { pngBytes } from '../helpers/files.js'
 import { createOrganization } from '../helpers/members.js'
+import { memberToken } from '../helpers/organizations.js'
 import { streamEventTypes } from '../helpers/streams.js'
 
 const documentId = deterministicId('test', 'document', 'keyed-agreement')
@@ -89,4 +90,24 @@ t.test('concurrent requests with one Key make one scan; another organization\'s 
   for (const key of ['', 'k'.repeat(256), 'tab\there']) t.equal((await api.post(key, body)).statusCode, 400, JSON.stringify(key))
   t.equal((await api.post('bad-first', { signerId: theirs.json().data.id, requiredFiles: [['image']] })).statusCode, 400, 'a signer of no profile here')
   t.equal((await api.post('bad-first', body)).statusCode, 201, 'a refused request leaves its Key free')
+})
+
+t.test('a requester who may not read scans (WriteDocument alone) is never handed the scan as it is now, nor its id, by a retry', async (t) => {
+  const svc = await createTestApp(t)
+  const signerId = await signerIn(svc, svc.organizationId)
+  const writer = await memberToken(svc, svc.organizationId, ['WriteDocument'])
+  const post = (payload: object) => svc.call({
+    method: 'POST', url: `/v1/document/${documentId}/signature-scan`, token: writer, organizationId: svc.organizationId, payload,
+    headers: { 'idempotency-key': 'writer-key' },
+  })
+  const body = { signerId, requiredFiles: [['image']] }
+  t.equal((await post(body)).statusCode, 201, 'the first request makes the scan, answered as made')
+  for (const [what, payload] of [['the same request', body], ['another', { signerId, requiredFiles: [['verification']] }]] as const) {
+    const again = await post(payload)
+    t.equal(again.statusCode, 409, what)
+    t.equal(again.json().data.code, 'IDEMPOTENCY_KEY_REUSED')
+    t.notOk('signatureId' in again.json().data, `${what}: the 409 does not name the scan`)
+  }
+  const reader = await scansOf(svc).post('writer-key', body)
+  t.equal(reader.statusCode, 200, 'a caller who may read it gets it back')
 })

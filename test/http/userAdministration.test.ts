@@ -512,6 +512,10 @@ t.test('acting on a member checks its role in the membership\'s turn: a member c
   await t.rejects(actOnMember(svc.runtime.commands, member, async () => ++acted), { code: 'FORBIDDEN' })
   t.equal(acted, 1, 'the act did not run')
   t.equal(await actOnMember(svc.runtime.commands, { ...member, grantor: 'all' }, async () => ++acted), 2, 'an administrator may')
+  // A creation cut off before its membership's grant: the recovery may yet make it an administrator.
+  const pending = { ...member, principalId: 'registered-not-granted' }
+  await t.rejects(actOnMember(svc.runtime.commands, pending, async () => ++acted), { code: 'FORBIDDEN' }, 'a principal whose role is not granted yet')
+  t.equal(await actOnMember(svc.runtime.commands, { ...pending, grantor: 'all' }, async () => ++acted), 3, 'but for an administrator')
 
   const client = await addClient(svc, org, 'promoted-client', ['ReadCredit'])
   await changeMemberRole(svc.runtime.commands, { organizationId: org, principalId: client.userId, roleTemplateId: administrator, grantor: 'all' }, context)

@@ -38,14 +38,15 @@ const withLiteralUnionsCollapsed = (issues: readonly AjvIssue[]): readonly AjvIs
     if (branch === null) continue
     const union = `${issue.instancePath} ${branch[1] ?? ''}`
     if (issue.keyword === 'const' && branch[2] === '/const') constants.set(union, [...(constants.get(union) ?? []), issue.params['allowedValue']])
-    else others.add(union)
+    // A literal's own type (a string literal given an array, a repeated query parameter) is the same mistake.
+    else if (!(issue.keyword === 'type' && branch[2] === '/type')) others.add(union)
   }
   const collapsed = [...constants.keys()].filter((union) => !others.has(union))
   if (collapsed.length === 0) return issues
   const unionOf = (issue: AjvIssue): string | undefined => {
     const key = issue.keyword === 'anyOf' ? `${issue.instancePath} ${issue.schemaPath ?? ''}` : undefined
     if (key !== undefined) return key
-    const branch = /^(.*\/anyOf)\/\d+\/const$/.exec(issue.schemaPath ?? '')
+    const branch = /^(.*\/anyOf)\/\d+\/(const|type)$/.exec(issue.schemaPath ?? '')
     return branch === null ? undefined : `${issue.instancePath} ${branch[1] ?? ''}`
   }
   const result: AjvIssue[] = []
