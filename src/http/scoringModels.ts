@@ -317,7 +317,8 @@ export const scoringModelRoutes: FastifyPluginAsyncTypebox<{ services: Services 
   })
 
   app.post('/organization/:entityid/config/:configid/scoring-model/:id/evaluate', {
-    config: { organization: 'config-header', permissions: ['WriteAnalysis'] },
+    // The answer shows the model's thresholds, the range each field matched and its conditions: reading the model's part.
+    config: { organization: 'config-header', permissions: ['WriteAnalysis', 'ReadScoringModel'] },
     schema: {
       summary: 'Score a debtor with a model',
       description: 'Give `profileId` (a profile of the organization) or `fields` (scoring field values). Without `version`, the version in force now is used. ' +

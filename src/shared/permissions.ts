@@ -10,7 +10,7 @@ export const permissionCatalogue = {
   ReadCredit: 'Read credits, their schedules, events and webhook logs',
   WriteCredit: 'Request, approve, reject, disburse and cancel credits',
   ReadAnalysis: 'Read credit analyses and scoring results (a credit\'s automatic score)',
-  WriteAnalysis: 'Record credit analyses and evaluate scoring models',
+  WriteAnalysis: 'Record credit analyses and evaluate scoring models (with ReadScoringModel)',
   ReadDocument: 'Read documents and signature scans',
   WriteScoringModel: 'Create and update scoring models',
   ReadProfile: 'List and read profiles',

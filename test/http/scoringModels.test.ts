@@ -310,11 +310,14 @@ t.test('evaluation uses the version in force, and refuses profiles of other orga
   const forbidden = await as(reader, { method: 'POST', url: `${base}/${id}/evaluate`, payload: { fields: {} } })
   t.equal(forbidden.statusCode, 403, 'evaluating needs WriteAnalysis')
   const own = await createProfile(svc, svc.organizationId, { natural: { firstName: 'X', lastName: 'Y', documentType: 'CC', documentNumber: '2', birthDate: '1980-01-01' } })
-  const analyst = await memberToken(withToken, svc.organizationId, ['WriteAnalysis'])
+  const blind = await as(await memberToken(withToken, svc.organizationId, ['WriteAnalysis']), { method: 'POST', url: `${base}/${id}/evaluate`, payload: { fields: { age: 30 } } })
+  t.match([blind.statusCode, blind.json().data.permission], [403, 'ReadScoringModel'],
+    'the answer shows the model (thresholds, matched ranges, conditions): reading it is needed too')
+  const analyst = await memberToken(withToken, svc.organizationId, ['WriteAnalysis', 'ReadScoringModel'])
   t.equal((await as(analyst, { method: 'POST', url: `${base}/${id}/evaluate`, payload: { fields: { age: 30 } } })).statusCode, 200)
   const profileRefused = await as(analyst, { method: 'POST', url: `${base}/${id}/evaluate`, payload: { profileId: own } })
   t.match([profileRefused.statusCode, profileRefused.json().data.permission], [403, 'ReadProfile'], 'scoring a profile shows its data: ReadProfile too')
-  const profileReader = await memberToken(withToken, svc.organizationId, ['WriteAnalysis', 'ReadProfile'])
+  const profileReader = await memberToken(withToken, svc.organizationId, ['WriteAnalysis', 'ReadScoringModel', 'ReadProfile'])
   const hidden = await as(profileReader, { method: 'POST', url: `${base}/${id}/evaluate`, payload: { profileId: own } })
   t.match([hidden.statusCode, hidden.json().data.code], [404, 'NOT_FOUND'], 'a profile the caller may not see (neither theirs nor shared) is not scored: 404 as GET /profiles/{id}')
   const readerId: unknown = JSON.parse(Buffer.from(profileReader.split('.')[1] ?? '', 'base64url').toString()).sub
