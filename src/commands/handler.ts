@@ -89,9 +89,9 @@ export class CommandHandler {
   private readonly states: LRUCache<string, CachedState> | null
   /**
    * Commands on one stream run one at a time in this instance, so they meet no
-   * conflict among themselves: twelve disbursements against one credit limit,
-   * racing optimistically, had 21 of 360 answer 409 after every retry. The
-   * retries remain for writers in other processes.
+   * conflict among themselves: twelve disbursements at once against one credit
+   * limit, racing optimistically, had 21 to 65 of 360 answer 409 after every
+   * retry (docs/architecture.md). The retries remain for writers in other processes.
    */
   private readonly streams = new KeyedLock()
 

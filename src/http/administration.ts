@@ -10,8 +10,8 @@ import type { Services } from '../services.js'
 import { AppError } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
 import { allScopes, isScope } from '../shared/permissions.js'
-import { commandContext, organizationOf, principalOf } from './context.js'
-import { grantorOf, organizationAccess, requireAssignable, requireScopesHeld } from './plugins/organization.js'
+import { commandContext, grantorOf, organizationOf, principalOf } from './context.js'
+import { organizationAccess, requireAssignable, requireScopesHeld } from './plugins/organization.js'
 import { failures, IdempotencyKeyHeader, NonBlankText, PageQuery, Pagination, pagination, ProseText, Timestamp, Uuid } from './schemas.js'
 
 const Organization = Type.Object({
@@ -188,7 +188,7 @@ export const administrationRoutes: FastifyPluginAsyncTypebox<{ services: Service
     const enrolment = totp === true ? enrolTotp(username) : null
     const now = services.clock.now().toISOString()
     const created = await createUser(commands, {
-      userId, username, passwordHash: await hashSecret(password), organizationId, roleTemplateId, grantor: grantorOf(principalOf(request), organizationOf(request)),
+      userId, username, passwordHash: await hashSecret(password), organizationId, roleTemplateId, grantor: grantorOf(request),
       encryptedTotpSecret: enrolment === null ? null : services.dataKey.encrypt(enrolment.secret), now,
     }, commandContext(request))
     await services.settle(created.position)
@@ -240,7 +240,7 @@ export const administrationRoutes: FastifyPluginAsyncTypebox<{ services: Service
     const secret = generateSecret()
     const now = services.clock.now().toISOString()
     const created = await createClient(commands, {
-      clientId, name, secretHash: await hashSecret(secret), scopes, organizationId, roleTemplateId, now, grantor: grantorOf(principal, organizationOf(request)),
+      clientId, name, secretHash: await hashSecret(secret), scopes, organizationId, roleTemplateId, now, grantor: grantorOf(request),
     }, commandContext(request))
     await services.settle(created.position)
     return reply.code(201).send({

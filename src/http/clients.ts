@@ -9,8 +9,8 @@ import type { MembershipDoc } from '../projections/memberships.js'
 import type { Services } from '../services.js'
 import { AppError, notFound } from '../shared/errors.js'
 import { ADMIN_SCOPE } from '../shared/permissions.js'
-import { commandContext, organizationOf, principalOf } from './context.js'
-import { grantorOf, requireAssignable, requireMemberRoleHeld, requireScopesHeld } from './plugins/organization.js'
+import { commandContext, grantorOf, organizationOf, principalOf } from './context.js'
+import { requireAssignable, requireMemberRoleHeld, requireScopesHeld } from './plugins/organization.js'
 import { failures, PageQuery, Pagination, pagination, RoleChangeBody, Timestamp, Uuid } from './schemas.js'
 
 const Client = Type.Object({
@@ -91,7 +91,7 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     const { entityid, clientId } = request.params
     await changeableClient(request, entityid, clientId)
     const revoked = await revokeClient(commands, {
-      organizationId: entityid, clientId, grantor: grantorOf(principalOf(request), organizationOf(request)),
+      organizationId: entityid, clientId, grantor: grantorOf(request),
     }, commandContext(request))
     await services.settle(revoked.position)
     const doc = await queries.principals.client(clientId)
@@ -123,7 +123,7 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     if (doc.revoked) throw new AppError('NOT_ACTIVE', 'the client is revoked')
     const secret = generateSecret()
     const secretHash = await hashSecret(secret)
-    const rotated = await actOnMember(commands, { organizationId: entityid, principalId: clientId, grantor: grantorOf(principalOf(request), organizationOf(request)) },
+    const rotated = await actOnMember(commands, { organizationId: entityid, principalId: clientId, grantor: grantorOf(request) },
       () => commands.execute(oauthClientAggregate, clientStreamId(clientId), { type: 'RotateClientSecret', secretHash }, commandContext(request)))
     await services.settle(rotated.position)
     return { status: 'success' as const, data: { client: { client_id: clientId, client_secret: secret } } }
@@ -149,7 +149,7 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     await requireAssignable(queries, principalOf(request), organizationOf(request), request.body.roleTemplateId)
     if (doc.revoked) throw new AppError('NOT_ACTIVE', 'the client is revoked')
     const changed = await changeMemberRole(commands, {
-      organizationId: entityid, principalId: clientId, roleTemplateId: request.body.roleTemplateId, grantor: grantorOf(principalOf(request), organizationOf(request)),
+      organizationId: entityid, principalId: clientId, roleTemplateId: request.body.roleTemplateId, grantor: grantorOf(request),
     },
       commandContext(request))
     await services.settle(changed.position)

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify'
 import type { AccessTokenClaims } from '../identity/tokens.js'
 import type { CommandContext } from '../commands/handler.js'
 import { AppError, type ErrorCode } from '../shared/errors.js'
-import type { Permission, Scope } from '../shared/permissions.js'
+import type { Grantor, Permission, Scope } from '../shared/permissions.js'
 
 /** Who called: from a verified access token. */
 export interface Principal {
@@ -72,6 +72,13 @@ export const organizationOf = (request: FastifyRequest): OrganizationContext => 
   if (request.organization === null) throw new AppError('INTERNAL', 'route has no organization context')
   return request.organization
 }
+
+/** A principal as a grantor in an organization: unrestricted for its administrator or a platform administrator. */
+export const grantorFor = (principal: Principal, organization: OrganizationContext): Grantor =>
+  principal.isPlatformAdmin || organization.isAdministrator ? 'all' : organization.permissions
+
+/** The caller as a grantor in the request's organization. */
+export const grantorOf = (request: FastifyRequest): Grantor => grantorFor(principalOf(request), organizationOf(request))
 
 /** Metadata for the events a request's commands append. */
 export const commandContext = (request: FastifyRequest): CommandContext => ({

@@ -6,8 +6,8 @@ import type { Services } from '../services.js'
 import { AppError, notFound } from '../shared/errors.js'
 import { newId } from '../shared/ids.js'
 import { allPermissions } from '../shared/permissions.js'
-import { commandContext, organizationOf, principalOf } from './context.js'
-import { grantorOf, requireGrantable } from './plugins/organization.js'
+import { commandContext, grantorOf, organizationOf, principalOf } from './context.js'
+import { requireGrantable } from './plugins/organization.js'
 import { failures, IdempotencyKeyHeader, NonBlankText, Pagination, pagination, Timestamp, Uuid } from './schemas.js'
 
 const RoleTemplate = Type.Object({
@@ -140,7 +140,7 @@ export const roleTemplateRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     // membership's included) past itself, nor edits one holding more than it does (stripping the Administrator's).
     requireGrantable(principalOf(request), organization, [...stored.permissions, ...(permissions ?? [])])
     await services.execute(roleTemplateAggregate, request.params.id, {
-      type: 'UpdateRoleTemplate', grantor: grantorOf(principalOf(request), organization), now: services.clock.now().toISOString(),
+      type: 'UpdateRoleTemplate', grantor: grantorOf(request), now: services.clock.now().toISOString(),
       ...(name === undefined ? {} : { name }), ...(description === undefined ? {} : { description }),
       ...(permissions === undefined ? {} : { permissions }), ...(isDefault === undefined ? {} : { isDefault }),
     }, commandContext(request))
@@ -162,7 +162,7 @@ export const roleTemplateRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     // Deleting strips a template as surely as an edit does: the Administrator's is no one's to delete but an administrator's.
     requireGrantable(principalOf(request), organization, stored.permissions)
     const result = await services.execute(roleTemplateAggregate, request.params.id, {
-      type: 'DeleteRoleTemplate', grantor: grantorOf(principalOf(request), organization), now: services.clock.now().toISOString(),
+      type: 'DeleteRoleTemplate', grantor: grantorOf(request), now: services.clock.now().toISOString(),
     }, commandContext(request))
     if (result.events.length === 0) throw new AppError('NOT_FOUND', 'role template not found')
     return reply.code(204).send(null)

@@ -8,8 +8,8 @@ import type { UserDoc } from '../projections/principals.js'
 import type { MembershipDoc } from '../projections/memberships.js'
 import type { Services } from '../services.js'
 import { AppError, notFound } from '../shared/errors.js'
-import { commandContext, organizationOf, principalOf } from './context.js'
-import { grantorOf, requireAssignable, requireMemberRoleHeld } from './plugins/organization.js'
+import { commandContext, grantorOf, organizationOf, principalOf } from './context.js'
+import { requireAssignable, requireMemberRoleHeld } from './plugins/organization.js'
 import { failures, PageQuery, Pagination, pagination, RoleChangeBody, Timestamp, Uuid } from './schemas.js'
 
 const User = Type.Object({
@@ -61,7 +61,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
   const change = async (request: FastifyRequest, organizationId: string, userId: string, command: UserCommand) => {
     await userIn(organizationId, userId)
     await requireMemberRoleHeld(queries, principalOf(request), organizationOf(request), userId)
-    const changed = await actOnMember(commands, { organizationId, principalId: userId, grantor: grantorOf(principalOf(request), organizationOf(request)) },
+    const changed = await actOnMember(commands, { organizationId, principalId: userId, grantor: grantorOf(request) },
       () => commands.execute(userAggregate, userId, command, commandContext(request)))
     await services.settle(changed.position)
     return { status: 'success' as const, data: { user: await viewOf(await userIn(organizationId, userId)) } }
@@ -192,7 +192,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     await requireAssignable(queries, principal, organizationOf(request), request.body.roleTemplateId)
     if (!doc.active) throw new AppError('NOT_ACTIVE', 'the user is deactivated')
     const changed = await changeMemberRole(commands, {
-      organizationId: entityid, principalId: userId, roleTemplateId: request.body.roleTemplateId, grantor: grantorOf(principal, organizationOf(request)),
+      organizationId: entityid, principalId: userId, roleTemplateId: request.body.roleTemplateId, grantor: grantorOf(request),
     },
       commandContext(request))
     await services.settle(changed.position)

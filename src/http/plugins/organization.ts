@@ -6,8 +6,8 @@ import type { RoleTemplateDoc } from '../../projections/roleTemplates.js'
 import type { Services } from '../../services.js'
 import { AppError } from '../../shared/errors.js'
 import { whenReady, type Maybe } from '../../shared/maybe.js'
-import { allPermissions, isPermission, requireGrantableBy, type Grantor, type Permission } from '../../shared/permissions.js'
-import type { OrganizationContext, OrganizationSource, Principal } from '../context.js'
+import { allPermissions, isPermission, requireGrantableBy, type Permission } from '../../shared/permissions.js'
+import { grantorFor, type OrganizationContext, type OrganizationSource, type Principal } from '../context.js'
 import { checkHook, toHookList } from './auth.js'
 
 const headerValue = (request: FastifyRequest, name: string): string | undefined => {
@@ -118,10 +118,6 @@ export const requirePermissions = (context: OrganizationContext, required: reado
   }
 }
 
-/** The caller as a grantor in the organization: unrestricted for its administrator or a platform administrator. */
-export const grantorOf = (principal: Principal, context: OrganizationContext): Grantor =>
-  principal.isPlatformAdmin || context.isAdministrator ? 'all' : context.permissions
-
 /**
  * The granting rule (`requireGrantableBy`) checked before a command: a caller
  * may assign a role template to a new user or client, create one, or edit one
@@ -131,7 +127,7 @@ export const grantorOf = (principal: Principal, context: OrganizationContext): G
  * decided, since the template may change between the two.
  */
 export const requireGrantable = (principal: Principal, context: OrganizationContext, permissions: readonly string[]): void =>
-  requireGrantableBy(grantorOf(principal, context), permissions)
+  requireGrantableBy(grantorFor(principal, context), permissions)
 
 /**
  * The same rule for scopes: a client is given (or, by a new secret, handed to
