@@ -3,10 +3,11 @@ import { evolveCredit, initialCreditState, type CreditScore, type CreditState, t
 import type { TaxRate } from '../events/tax.js'
 import { addMonths, dayOf, dayOfMonthOf, frenchSchedule, LAST_YEAR, monthlyRateOf, monthlyRatePercent, scheduleEndsByLastYear, type Schedule } from '../shared/amortization.js'
 import { AppError, invalidFields, invalidTransition, type FieldError } from '../shared/errors.js'
-import { exact, isZero, toMoneyText } from '../shared/exactDecimal.js'
+import { exact, isZero, lessThan, minus, toMoneyText } from '../shared/exactDecimal.js'
 import { deterministicId } from '../shared/ids.js'
 import { allocatePayment, applyAllocations, owedFor, totalOutstanding } from '../shared/installments.js'
-import { automaticRejectionReason, creditTransitions, type CreditStateName } from '../shared/lending.js'
+import { automaticRejectionReason, creditTransitions, ZERO_INSTALLMENT, type CreditStateName } from '../shared/lending.js'
+import { payoffDay, payoffQuote, settleQuote } from '../shared/payoff.js'
 import { fitsMinorUnit, MONEY_INPUT_LIMIT, money, toMoneyString, withinMoneyBound } from '../shared/money.js'
 import type { Aggregate } from './decider.js'
 import { taxApplications } from './taxation.js'
@@ -35,7 +36,8 @@ export type CreditCommand =
   | { type: 'DisburseCredit'; method: string; reference: string; allowedMethods: readonly string[]; taxes: readonly TaxRate[]; by: string; now: string }
   /** An automatic score: recorded once, while the credit is Solicitado; `approve` and `reject` decide the credit in the same append. */
   | ({ type: 'RecordCreditScore'; now: string } & Omit<CreditScore, 'scoredAt'>)
-  | { type: 'ApplyPayment'; orderId: string; installmentId: string; installmentNumber: number; amount: string; collectionCosts: string; now: string }
+  /** `valueDate`: the order's payment date; a `zero` order is weighed against the payoff on its day. */
+  | { type: 'ApplyPayment'; orderId: string; installmentId: string; installmentNumber: number; amount: string; collectionCosts: string; valueDate: string; now: string }
 
 export const installmentId = (creditId: string, number: number): string => deterministicId('installment', creditId, number)
 
@@ -175,6 +177,21 @@ const decideScore = (command: Extract<CreditCommand, { type: 'RecordCreditScore'
   }
 }
 
+/**
+ * A `zero` order covering the payoff at its value date: each installment's
+ * accrued interest and principal paid, the interest of later periods waived,
+ * the rest unapplied. Null when the amount falls short of the payoff (then it
+ * pays oldest first like any order) or the credit is not Desembolsado.
+ */
+const payoffCovered = (state: CreditState, command: Extract<CreditCommand, { type: 'ApplyPayment' }>) => {
+  if (state.status !== 'Desembolsado' || state.disbursedAt === null) return null
+  const day = payoffDay(state.disbursedAt, command.valueDate)
+  const quote = payoffQuote(state.installments, dayOf(state.disbursedAt), day, state.currency)
+  const amount = exact(command.amount)
+  if (lessThan(amount, quote.total)) return null
+  return { day, ...settleQuote(quote, state.currency), applied: quote.total, unapplied: minus(amount, quote.total) }
+}
+
 const decidePayment = (command: Extract<CreditCommand, { type: 'ApplyPayment' }>, state: CreditState): CreditEvent[] => {
   const status = requireCredit(state)
   if (state.appliedOrders.includes(command.orderId)) return []
@@ -183,13 +200,15 @@ const decidePayment = (command: Extract<CreditCommand, { type: 'ApplyPayment' }>
   }
   if (owedFor(state.installments, command.installmentId) === null) throw new AppError('NOT_FOUND', 'installment not found', { resource: 'installment' })
   const { currency } = state
-  const { allocations, applied, unapplied } = allocatePayment(state.installments, command.installmentId, exact(command.amount), currency)
-  const after = totalOutstanding(applyAllocations(state.installments, allocations, currency, command.now))
+  const payoff = command.installmentId === ZERO_INSTALLMENT ? payoffCovered(state, command) : null
+  const { allocations, applied, unapplied } = payoff ?? allocatePayment(state.installments, command.installmentId, exact(command.amount), currency)
+  const after = totalOutstanding(applyAllocations(state.installments, allocations, currency, command.now, payoff?.waivers))
   const events: CreditEvent[] = [{ type: 'CreditPaymentApplied', data: {
     creditId: state.creditId, organizationId: state.organizationId, creditLineId: state.creditLineId, orderId: command.orderId,
     installmentId: command.installmentId, installmentNumber: command.installmentNumber, currency, amount: command.amount,
     appliedAmount: toMoneyText(applied, currency), unappliedAmount: toMoneyText(unapplied, currency), collectionCosts: command.collectionCosts,
     allocations,
+    ...(payoff === null || payoff.waivers.length === 0 ? {} : { payoff: { day: payoff.day, waivers: payoff.waivers } }),
     outstanding: {
       principal: toMoneyText(after.principal, currency), interest: toMoneyText(after.interest, currency), total: toMoneyText(after.total, currency),
     },

@@ -41,7 +41,7 @@ const approved = (state: PaymentOrderState, order: OrderFields, approverId: stri
     installmentId: order.installmentId, installmentNumber: order.installmentNumber, amount: order.amount, collectionCosts: order.collectionCosts,
     currency: order.currency, provider: order.provider, approverId, approvedBy: approverId === '' ? 'provider' : 'principal',
     paymentReference: paymentReference === '' ? state.paymentReference : paymentReference,
-    processingTime: elapsed(order.createdAt, now), createdAt: order.createdAt, completedAt: now,
+    processingTime: elapsed(order.createdAt, now), createdAt: order.createdAt, completedAt: now, paymentDate: order.paymentDate,
   },
 })
 

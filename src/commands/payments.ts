@@ -8,6 +8,7 @@ import { AppError, invalidFields, notFound, type FieldError } from '../shared/er
 import { exact, isZero, lessThan, toMoneyText, type ExactDecimal } from '../shared/exactDecimal.js'
 import { deterministicId, newId } from '../shared/ids.js'
 import { owedFor } from '../shared/installments.js'
+import { payoffDay, payoffQuote } from '../shared/payoff.js'
 import { isPaymentProviderName, providerDefaultMethods, ZERO_INSTALLMENT } from '../shared/lending.js'
 import { fitsMinorUnit, money, toMoneyString } from '../shared/money.js'
 import { creditAggregate } from './credit.js'
@@ -77,7 +78,8 @@ const valueDateErrors = (date: string | undefined, disbursedAt: string | null, n
 
 /** Amounts, value date, provider and method of an order request against what is owed, the credit and the line; the provider and method it gets. */
 const checkOrderRequest = (
-  body: OrderRequest, owed: ExactDecimal, credit: { currency: string; disbursedAt: string | null }, line: CreditLineConfiguration | null, now: string,
+  body: OrderRequest, owed: { amount: ExactDecimal; what: string }, credit: { currency: string; disbursedAt: string | null }, line: CreditLineConfiguration | null,
+  now: string,
 ) => {
   const { currency } = credit
   const provider = body.Provider ?? line?.provider ?? 'manual'
@@ -85,7 +87,7 @@ const checkOrderRequest = (
   const errors: FieldError[] = [...valueDateErrors(body.Date, credit.disbursedAt, now)]
   if (body.Amount !== undefined) {
     errors.push(...moneyErrors('body.Amount', body.Amount, currency, true))
-    if (lessThan(owed, exact(body.Amount))) errors.push({ field: 'body.Amount', message: `must not exceed what is owed (${toMoneyText(owed, currency)})` })
+    if (lessThan(owed.amount, exact(body.Amount))) errors.push({ field: 'body.Amount', message: `must not exceed ${owed.what} (${toMoneyText(owed.amount, currency)})` })
   }
   if (body.CollectionCosts !== undefined) errors.push(...moneyErrors('body.CollectionCosts', body.CollectionCosts, currency, false))
   if (body.OverrideMethod !== undefined && gatewayMethods.length > 0 && !gatewayMethods.includes(body.OverrideMethod)) {
@@ -144,7 +146,8 @@ const createOrder = async (
   const { body, organizationId, creditId, orderId, key, requestHash } = input
   const refusal = unpayable(credit, input.installmentId)
   if (refusal !== null) throw refusal
-  const owed = owedFor(credit.installments, input.installmentId)
+  const paymentDate = body.Date === undefined ? input.now : new Date(body.Date).toISOString()
+  const owed = owedByOrder(credit, input.installmentId, paymentDate)
   if (owed === null) throw notFound('installment', input.installmentId)
   const { currency } = credit
   const { state: line } = await commands.load(creditLineAggregate, credit.creditLineId)
@@ -154,10 +157,10 @@ const createOrder = async (
   const created = await commands.execute(paymentOrderAggregate, orderId, { type: 'CreatePaymentOrder', order: {
     orderId, organizationId, creditId, creditLineId: credit.creditLineId, installmentId: input.installmentId,
     installmentNumber: input.installmentId === ZERO_INSTALLMENT ? 0 : installment?.number ?? 0,
-    amount: body.Amount === undefined ? toMoneyText(owed, currency) : toMoneyString(body.Amount, currency), currency, collectionCosts: toMoneyString(body.CollectionCosts ?? '0', currency),
+    amount: body.Amount === undefined ? toMoneyText(owed.amount, currency) : toMoneyString(body.Amount, currency), currency, collectionCosts: toMoneyString(body.CollectionCosts ?? '0', currency),
     type: 'payment', provider, method,
     gatewayOption: body.GatewayOption ?? '', overrideMethod: body.OverrideMethod ?? '', key, requestHash,
-    paymentDate: body.Date === undefined ? input.now : new Date(body.Date).toISOString(), creatorId: input.creatorId,
+    paymentDate, creatorId: input.creatorId,
     requireDistinctApprover: config?.requireDistinctApprover ?? false, createdAt: input.now,
   }, taxes: input.taxes }, context)
   // The credit was read before the order's append: a payoff committed in between is only seen now.
@@ -167,6 +170,20 @@ const createOrder = async (
   const { state: order } = await commands.load(paymentOrderAggregate, orderId)
   if (late.outcome === 'withdrawn' || order.status === 'failed') throw late.refusal
   return { ...created, state: order }
+}
+
+/**
+ * What an order on the installment may pay at most, and pays by default: the
+ * installment's outstanding amount, or for `zero` the payoff at the order's
+ * value date (interest of later periods is not owed; docs/credits.md).
+ */
+const owedByOrder = (credit: CreditState, installmentId: string, paymentDate: string): { amount: ExactDecimal; what: string } | null => {
+  if (installmentId !== ZERO_INSTALLMENT || credit.disbursedAt === null) {
+    const amount = owedFor(credit.installments, installmentId)
+    return amount === null ? null : { amount, what: 'what is owed' }
+  }
+  const day = payoffDay(credit.disbursedAt, paymentDate)
+  return { amount: payoffQuote(credit.installments, dayOf(credit.disbursedAt), day, credit.currency).total, what: `the payoff on ${day}` }
 }
 
 /** Why a credit takes no order on the installment (`zero`: the whole balance) now, or null when it does. */
@@ -234,5 +251,5 @@ export const approvePaymentOrder = async (
 export const applyApprovedPayment = (commands: CommandHandler, approval: PaymentOrderApproved['data'], context: CommandContext) =>
   commands.execute(creditAggregate, approval.creditId, {
     type: 'ApplyPayment', orderId: approval.orderId, installmentId: approval.installmentId, installmentNumber: approval.installmentNumber,
-    amount: approval.amount, collectionCosts: approval.collectionCosts, now: approval.completedAt,
+    amount: approval.amount, collectionCosts: approval.collectionCosts, valueDate: approval.paymentDate ?? approval.completedAt, now: approval.completedAt,
   }, context)

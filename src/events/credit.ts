@@ -1,4 +1,4 @@
-import type { Allocation, ScheduledInstallmentRow } from '../shared/installments.js'
+import type { Allocation, InterestWaiver, ScheduledInstallmentRow } from '../shared/installments.js'
 import type { RateType } from '../shared/lending.js'
 import type { Event, RequestKey } from './types.js'
 
@@ -105,6 +105,13 @@ export type CreditPaymentApplied = Event<'CreditPaymentApplied', {
   unappliedAmount: string
   collectionCosts: string
   allocations: PaymentAllocation[]
+  /**
+   * A `zero` order that covered the payoff at its value date: the day the
+   * quote was for and the interest of later periods it forgave. Absent on any
+   * other payment (and on every payment recorded before payoffs waived
+   * interest, which charged the whole schedule).
+   */
+  payoff?: { day: string; waivers: InterestWaiver[] }
   outstanding: { principal: string; interest: string; total: string }
   appliedAt: string
 }>

@@ -71,7 +71,7 @@ export const evolveCredit = (state: CreditState, event: CreditStreamEvent): Cred
       return {
         ...state, status: 'Desembolsado', disbursedAt: event.data.disbursedAt, disbursementMethod: event.data.method,
         disbursementReference: event.data.reference, firstDueDate: event.data.firstDueDate, maturityDate: event.data.maturityDate,
-        installments: state.installments.map((i) => installmentPosition(i, i.paidPrincipal, i.paidInterest, i.paidAt, dates.get(i.installmentId) ?? i.dueDate)),
+        installments: state.installments.map((i) => installmentPosition(i, i.paidPrincipal, i.paidInterest, i.paidAt, dates.get(i.installmentId) ?? i.dueDate, i.waivedInterest)),
         updatedAt: event.data.disbursedAt,
       }
     }
@@ -82,7 +82,7 @@ export const evolveCredit = (state: CreditState, event: CreditStreamEvent): Cred
     case 'CreditPaymentApplied':
       return {
         ...state,
-        installments: applyAllocations(state.installments, event.data.allocations, state.currency, event.data.appliedAt),
+        installments: applyAllocations(state.installments, event.data.allocations, state.currency, event.data.appliedAt, event.data.payoff?.waivers),
         appliedOrders: [...state.appliedOrders, event.data.orderId],
         unapplied: toMoneyText(plus(exact(state.unapplied), exact(event.data.unappliedAmount)), state.currency),
         updatedAt: event.data.appliedAt,

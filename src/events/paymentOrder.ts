@@ -52,6 +52,8 @@ export type PaymentOrderApproved = Event<'PaymentOrderApproved', Pick<PaymentOrd
   /** Milliseconds from creation to completion. */
   processingTime: number
   completedAt: string
+  /** The order's value date (`PaymentDate`), which a payoff is weighed on; absent on approvals recorded before payoffs were (then `completedAt`). */
+  paymentDate?: string
 }>
 
 /**

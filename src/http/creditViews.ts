@@ -3,6 +3,7 @@ import type { CreditState } from '../events/creditState.js'
 import { creditFigures, installmentStatus, type CreditDoc } from '../projections/credits.js'
 import { installmentAmounts, installmentArrearsDays, isPaid, type InstallmentPosition } from '../shared/installments.js'
 import { creditStates, rejectionReasonWithoutScore } from '../shared/lending.js'
+import { exact, plus, toMoneyText, ZERO } from '../shared/exactDecimal.js'
 import { toMoneyString } from '../shared/money.js'
 import { MoneyString, Timestamp, Uuid } from './schemas.js'
 
@@ -24,6 +25,7 @@ export const Installment = Type.Object({
   amount: MoneyString,
   paidPrincipal: MoneyString,
   paidInterest: MoneyString,
+  waivedInterest: Type.String({ description: 'interest of a period not accrued when the credit was paid off, forgiven (docs/credits.md); 0 otherwise' }),
   paidAmount: MoneyString,
   outstanding: MoneyString,
   status: Type.Enum(['pending', 'partial', 'paid'] as const),
@@ -65,6 +67,7 @@ const creditFields = {
     outstandingInterest: MoneyString,
     outstandingTotal: MoneyString,
     paidTotal: MoneyString,
+    waivedInterest: Type.String({ description: 'interest a payoff forgave (not accrued by its value date); 0 otherwise' }),
     unapplied: Type.String({ description: 'received beyond what was owed (to refund or re-apply)' }),
   }),
   installmentsPaid: Type.Integer(),
@@ -104,8 +107,12 @@ export const Credit = Type.Object({ ...creditFields, installments: Type.Array(In
 export const installmentView = (state: CreditState, installment: InstallmentPosition, today: string): Static<typeof Installment> => ({
   ID: installment.installmentId, number: installment.number, dueDate: installment.dueDate, principal: installment.principal,
   interest: installment.interest, amount: installment.amount, ...installmentAmounts(installment, state.currency),
+  waivedInterest: toMoneyString(installment.waivedInterest ?? '0', state.currency),
   status: installmentStatus(installment), paidAt: installment.paidAt, daysPastDue: installmentArrearsDays(state.status, installment, today),
 })
+
+const waivedInterestOf = (state: CreditState): string =>
+  toMoneyText(state.installments.reduce((sum, i) => (i.waivedInterest === undefined ? sum : plus(sum, exact(i.waivedInterest))), ZERO), state.currency)
 
 /**
  * The credit on the wire, from the aggregate's state: the read model stores
@@ -128,7 +135,7 @@ export const creditSummaryView = (state: CreditState, debtor: CreditDoc['debtor'
     firstDueDate: state.firstDueDate, maturityDate: state.maturityDate,
     balances: {
       outstandingPrincipal: figures.outstandingPrincipal, outstandingInterest: figures.outstandingInterest, outstandingTotal: figures.outstandingTotal,
-      paidTotal: figures.paidTotal, unapplied: toMoneyString(state.unapplied, state.currency),
+      paidTotal: figures.paidTotal, waivedInterest: waivedInterestOf(state), unapplied: toMoneyString(state.unapplied, state.currency),
     },
     installmentsPaid: figures.installmentsPaid, installmentsCount: state.installments.length, nextDueDate: figures.nextDueDate,
     daysPastDue: oldest === undefined ? 0 : installmentArrearsDays(state.status, oldest, today), score: withScore ? state.score : null,

@@ -63,6 +63,12 @@ export const PaymentOrder = Type.Object({
   }),
   Application: Type.Union([Type.Null(), Type.Object({
     appliedAmount: MoneyString, unappliedAmount: MoneyString, appliedAt: Timestamp, allocations: Type.Array(Allocation),
+    payoff: Type.Optional(Type.Object({
+      day: Type.String({ format: 'date', description: 'the value day the payoff was weighed on (the order\'s PaymentDate)' }),
+      waivers: Type.Array(Type.Object({ installmentId: Type.String(), number: Type.Integer(), interest: MoneyString }), {
+        description: 'interest of periods not accrued by that day, forgiven per installment',
+      }),
+    }, { description: 'present when a `zero` order covered the payoff (docs/credits.md, "Paying a credit off")' })),
   })], { description: 'how the completed payment was applied to the credit (null until the payment applier has run)' }),
   Taxes: Type.Array(Type.Object({
     TaxID: Uuid,

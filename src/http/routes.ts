@@ -19,6 +19,7 @@ import { creditLineRoutes } from './creditLines.js'
 import { productRoutes } from './products.js'
 import { creditRoutes } from './credits.js'
 import { payableRoutes } from './payables.js'
+import { payoffRoutes } from './payoff.js'
 import { scoringModelRoutes } from './scoringModels.js'
 import { taxRoutes } from './taxes.js'
 import { creditLimitRoutes } from './creditLimits.js'
@@ -45,6 +46,7 @@ export const routePlugins: ReadonlyArray<FastifyPluginAsyncTypebox<{ services: S
   productRoutes,
   creditRoutes,
   payableRoutes,
+  payoffRoutes,
   scoringModelRoutes,
   taxRoutes,
   creditLimitRoutes,

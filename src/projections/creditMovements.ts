@@ -1,6 +1,7 @@
 import type { PaymentAllocation } from '../events/credit.js'
 import { exact, isZero, plus, toMoneyText, ZERO } from '../shared/exactDecimal.js'
 import { toMoneyString } from '../shared/money.js'
+import type { InterestWaiver } from '../shared/installments.js'
 import { applyAt, defineProjection } from './projection.js'
 import type { Filter, ReadStore } from './readStore.js'
 
@@ -39,6 +40,8 @@ export interface CreditMovementDoc {
   /** Payments: the order's target, an installment id or `zero` (the whole balance); '' for disbursements. */
   target: string
   allocations: PaymentAllocation[]
+  /** Interest a payoff forgave (not accrued by its value date); only on such payments. */
+  waivers?: InterestWaiver[]
   /** The credit owes nothing after this movement. */
   settles: boolean
 }
@@ -70,17 +73,21 @@ export const creditMovementsProjection = defineProjection({
       }
       case 'CreditPaymentApplied': {
         const { creditId, organizationId, creditLineId, currency, orderId, installmentId, amount, unappliedAmount, collectionCosts, allocations,
-          outstanding, appliedAt } = event.data
+          outstanding, appliedAt, payoff } = event.data
         // Payments come after the disbursement, whose movement names the debtor (the payment event does not).
         const disbursement = await docs.get(disbursementId(creditId))
         const sum = (part: 'principal' | 'interest') => toMoneyText(allocations.reduce((total, a) => plus(total, exact(a[part])), ZERO), currency)
         const id = paymentMovementId(creditId, orderId)
-        return applyAt(docs, id, position, (): CreditMovementDoc => ({
-          _id: id, organizationId, creditId, creditLineId, debtorId: disbursement?.debtorId ?? '', currency, kind: 'payment', at: appliedAt,
-          reference: orderId, method: null, actorId: '', principal: sum('principal'), interest: sum('interest'),
-          collectionCosts: toMoneyText(exact(collectionCosts), currency), unapplied: toMoneyText(exact(unappliedAmount), currency),
-          amount: toMoneyText(exact(amount), currency), target: installmentId, allocations, settles: isZero(exact(outstanding.total)), _position: position,
-        }))
+        return applyAt(docs, id, position, (): CreditMovementDoc => {
+          const movement: CreditMovementDoc = {
+            _id: id, organizationId, creditId, creditLineId, debtorId: disbursement?.debtorId ?? '', currency, kind: 'payment', at: appliedAt,
+            reference: orderId, method: null, actorId: '', principal: sum('principal'), interest: sum('interest'),
+            collectionCosts: toMoneyText(exact(collectionCosts), currency), unapplied: toMoneyText(exact(unappliedAmount), currency),
+            amount: toMoneyText(exact(amount), currency), target: installmentId, allocations, settles: isZero(exact(outstanding.total)), _position: position,
+          }
+          if (payoff !== undefined) movement.waivers = payoff.waivers
+          return movement
+        })
       }
       default: {
         const _never: never = event

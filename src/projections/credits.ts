@@ -3,7 +3,7 @@ import { evolveCredit, initialCreditState, type CreditState } from '../events/cr
 import { applyPersonChanges, type LegalPerson, type NaturalPerson, type ProfileType } from '../events/profile.js'
 import { exact, isZero, minus, plus, toMoneyText, ZERO, type ExactDecimal } from '../shared/exactDecimal.js'
 import { deepFreeze } from '../shared/freeze.js'
-import type { InstallmentPosition } from '../shared/installments.js'
+import { chargeableInterest, type InstallmentPosition } from '../shared/installments.js'
 import type { CreditStateName } from '../shared/lending.js'
 import { applyAt, currentOf, defineProjection, updateAt } from './projection.js'
 import type { Filter, ReadCollection, ReadStore } from './readStore.js'
@@ -87,7 +87,7 @@ const positionOf = (installment: InstallmentPosition): InstallmentFigures => {
   const paidPrincipal = exact(installment.paidPrincipal)
   const paidInterest = exact(installment.paidInterest)
   const owedPrincipal = minus(exact(installment.principal), paidPrincipal)
-  const owedInterest = minus(exact(installment.interest), paidInterest)
+  const owedInterest = minus(chargeableInterest(installment), paidInterest)
   return { paid: plus(paidPrincipal, paidInterest), owedPrincipal, owedInterest, owed: plus(owedPrincipal, owedInterest) }
 }
 
@@ -113,7 +113,8 @@ const positionsOfOneEvent = (): Positions => {
 
 /** Two versions of an installment owe and have paid the same (a disbursement moves due dates only). */
 const sameAmounts = (a: InstallmentPosition, b: InstallmentPosition): boolean =>
-  a === b || (a.principal === b.principal && a.interest === b.interest && a.paidPrincipal === b.paidPrincipal && a.paidInterest === b.paidInterest)
+  a === b || (a.principal === b.principal && a.interest === b.interest && a.paidPrincipal === b.paidPrincipal && a.paidInterest === b.paidInterest
+    && a.waivedInterest === b.waivedInterest)
 
 /** What a schedule owes and has paid, exactly, and where its first installment with anything owed is (-1: none). */
 interface ScheduleFigures {
@@ -228,7 +229,7 @@ const installmentDoc = (
   state: CreditState, status: CreditStateName, installment: InstallmentPosition, current: InstallmentDoc | null, positions: Positions, position: number,
 ): InstallmentDoc => {
   const { paidAmount, outstanding, status: installmentState } = amountsShown(installment, state.currency, current, positions)
-  return {
+  const doc: InstallmentDoc = {
     installmentId: installment.installmentId,
     number: installment.number,
     dueDate: installment.dueDate,
@@ -251,6 +252,9 @@ const installmentDoc = (
     disbursedAt: state.disbursedAt,
     _position: position,
   }
+  // Only on installments a payoff forgave interest of, so every other document keeps its shape.
+  if (installment.waivedInterest !== undefined) doc.waivedInterest = installment.waivedInterest
+  return doc
 }
 
 const personName = (natural: NaturalPerson | null, legal: LegalPerson | null): string =>

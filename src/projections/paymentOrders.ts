@@ -1,4 +1,4 @@
-import type { PaymentAllocation } from '../events/credit.js'
+import type { CreditPaymentApplied, PaymentAllocation } from '../events/credit.js'
 import { evolvePaymentOrder, initialPaymentOrderState, type PaymentOrderState, type PaymentOrderStreamEvent } from '../events/paymentOrderState.js'
 import { applyAt, defineProjection, updateAt } from './projection.js'
 import type { Filter, ReadStore } from './readStore.js'
@@ -9,6 +9,8 @@ export interface OrderApplication {
   unappliedAmount: string
   allocations: PaymentAllocation[]
   appliedAt: string
+  /** A `zero` order that paid the credit off: its value day and the interest of later periods it forgave. */
+  payoff?: NonNullable<CreditPaymentApplied['data']['payoff']>
 }
 
 /**
@@ -84,8 +86,11 @@ export const paymentOrdersProjection = defineProjection({
         if (event.data.appliesTo === 'CREDIT') return
         return updateAt(docs, event.data.subjectId, position, (doc) => evolved(doc, event, position))
       case 'CreditPaymentApplied': {
-        const { appliedAmount, unappliedAmount, allocations, appliedAt } = event.data
-        return updateAt(docs, event.data.orderId, position, (doc) => orderDoc(doc, doc, { appliedAmount, unappliedAmount, allocations, appliedAt }, position))
+        const { appliedAmount, unappliedAmount, allocations, appliedAt, payoff } = event.data
+        const application: OrderApplication = payoff === undefined
+          ? { appliedAmount, unappliedAmount, allocations, appliedAt }
+          : { appliedAmount, unappliedAmount, allocations, appliedAt, payoff }
+        return updateAt(docs, event.data.orderId, position, (doc) => orderDoc(doc, doc, application, position))
       }
       default: {
         const _never: never = event

@@ -19,6 +19,8 @@ export interface InstallmentPosition extends ScheduledInstallmentRow {
   paidInterest: string
   /** When the last of it was paid; null while anything is owed. */
   paidAt: string | null
+  /** Interest a payoff waived (not yet accrued when the credit was paid off); absent when none was. */
+  waivedInterest?: string
 }
 
 /**
@@ -28,10 +30,23 @@ export interface InstallmentPosition extends ScheduledInstallmentRow {
  */
 export const installmentPosition = (
   row: ScheduledInstallmentRow, paidPrincipal: string, paidInterest: string, paidAt: string | null, dueDate: string = row.dueDate,
-): InstallmentPosition => ({
-  installmentId: row.installmentId, number: row.number, dueDate, principal: row.principal, interest: row.interest, amount: row.amount,
-  paidPrincipal, paidInterest, paidAt,
-})
+  waivedInterest?: string,
+): InstallmentPosition => waivedInterest === undefined
+  ? {
+    installmentId: row.installmentId, number: row.number, dueDate, principal: row.principal, interest: row.interest, amount: row.amount,
+    paidPrincipal, paidInterest, paidAt,
+  }
+  : {
+    installmentId: row.installmentId, number: row.number, dueDate, principal: row.principal, interest: row.interest, amount: row.amount,
+    paidPrincipal, paidInterest, paidAt, waivedInterest,
+  }
+
+/** The installment with nothing paid or waived on it (its schedule and due date only). */
+export const unpaidPosition = (row: ScheduledInstallmentRow): InstallmentPosition => installmentPosition(row, '0', '0', null)
+
+/** Interest still chargeable on the installment: its schedule's, less what a payoff waived. */
+export const chargeableInterest = (installment: InstallmentPosition): ExactDecimal =>
+  installment.waivedInterest === undefined ? exact(installment.interest) : minus(exact(installment.interest), exact(installment.waivedInterest))
 
 /** Exact amounts (sums and differences of the schedule's decimal strings, which need no rounding). */
 export interface Outstanding {
@@ -42,7 +57,7 @@ export interface Outstanding {
 
 export const outstandingOf = (installment: InstallmentPosition): Outstanding => {
   const principal = minus(exact(installment.principal), exact(installment.paidPrincipal))
-  const interest = minus(exact(installment.interest), exact(installment.paidInterest))
+  const interest = minus(chargeableInterest(installment), exact(installment.paidInterest))
   return { principal, interest, total: plus(principal, interest) }
 }
 
@@ -126,20 +141,39 @@ export const allocatePayment = (
   return { allocations, applied: minus(amount, left), unapplied: left }
 }
 
-/** Folds allocations into installment positions (new objects; the inputs are untouched). */
+/** Interest a payoff waived on one installment: scheduled, not yet accrued at the payoff's value date, and not paid. */
+export interface InterestWaiver {
+  installmentId: string
+  number: number
+  interest: string
+}
+
+/**
+ * Folds allocations (and a payoff's waivers) into installment positions (new
+ * objects; the inputs are untouched). An installment a waiver leaves owing
+ * nothing is paid at `at`, like one an allocation pays in full.
+ */
 export const applyAllocations = (
   installments: readonly InstallmentPosition[],
   allocations: readonly Allocation[],
   currency: string,
   at: string,
+  waivers: readonly InterestWaiver[] = [],
 ): InstallmentPosition[] =>
   installments.map((installment) => {
     const allocation = allocations.find((a) => a.installmentId === installment.installmentId)
-    if (allocation === undefined) return installment
-    return installmentPosition(
+    const waiver = waivers.length === 0 ? undefined : waivers.find((w) => w.installmentId === installment.installmentId)
+    if (allocation === undefined && waiver === undefined) return installment
+    const waived = waiver === undefined
+      ? installment.waivedInterest
+      : toMoneyText(plus(exact(installment.waivedInterest ?? '0'), exact(waiver.interest)), currency)
+    const next = installmentPosition(
       installment,
-      toMoneyText(plus(exact(installment.paidPrincipal), exact(allocation.principal)), currency),
-      toMoneyText(plus(exact(installment.paidInterest), exact(allocation.interest)), currency),
-      allocation.paidInFull ? at : installment.paidAt,
+      allocation === undefined ? installment.paidPrincipal : toMoneyText(plus(exact(installment.paidPrincipal), exact(allocation.principal)), currency),
+      allocation === undefined ? installment.paidInterest : toMoneyText(plus(exact(installment.paidInterest), exact(allocation.interest)), currency),
+      allocation?.paidInFull === true ? at : installment.paidAt,
+      installment.dueDate,
+      waived,
     )
+    return waiver !== undefined && next.paidAt === null && isPaid(next) ? { ...next, paidAt: at } : next
   })

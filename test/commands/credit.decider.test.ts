@@ -8,6 +8,8 @@ import { refusedAsInvalidTransition } from '../helpers/transitions.js'
 
 const now = '2026-03-01T10:00:00.000Z'
 const later = '2026-03-05T10:00:00.000Z'
+/** A value date after the last installment fell due: a `zero` order then owes the whole schedule. */
+const afterMaturity = '2026-07-01T10:00:00.000Z'
 const credit = scenario(creditAggregate)
 
 const request: CreditCommand = {
@@ -20,7 +22,7 @@ const requested = decide([], request)
 const approved = [...requested, ...decide(requested, { type: 'ApproveCredit', by: 'u1', now })]
 const disbursed = [...approved, ...decide(approved, { type: 'DisburseCredit', method: 'bank_transfer', reference: 'T1', allowedMethods: [], taxes: [], by: 'u1', now: later })]
 const paidOff = [...disbursed, ...decide(disbursed, {
-  type: 'ApplyPayment', orderId: 'o-zero', installmentId: 'zero', installmentNumber: 0, amount: '1020066.34', collectionCosts: '0', now: later,
+  type: 'ApplyPayment', orderId: 'o-zero', installmentId: 'zero', installmentNumber: 0, amount: '1020066.34', collectionCosts: '0', valueDate: afterMaturity, now: later,
 })]
 const historyOf: Record<CreditStateName, CreditEvent[]> = {
   Solicitado: requested,
@@ -79,7 +81,7 @@ t.test('Desembolsado reaches Pagado only when a payment leaves nothing owed', as
   t.same(paidOff.slice(disbursed.length).map((e) => e.type), ['CreditPaymentApplied', 'CreditPaid'])
   t.match(paidOff[disbursed.length]?.data, { appliedAmount: '1020066.34', unappliedAmount: '0.00', outstanding: { total: '0.00' } })
   t.equal(credit.given(...paidOff).state.status, 'Pagado')
-  const partial = decide(disbursed, { type: 'ApplyPayment', orderId: 'o1', installmentId: 'zero', installmentNumber: 0, amount: '100', collectionCosts: '0', now: later })
+  const partial = decide(disbursed, { type: 'ApplyPayment', orderId: 'o1', installmentId: 'zero', installmentNumber: 0, amount: '100', collectionCosts: '0', valueDate: afterMaturity, now: later })
   t.same(partial.map((e) => e.type), ['CreditPaymentApplied'])
 })
 
@@ -87,7 +89,7 @@ t.test('a payment goes to interest first, then principal; an order applied twice
   const state = credit.given(...disbursed).state
   const first = state.installments[0]
   if (first === undefined) throw new Error('no installment')
-  const command: CreditCommand = { type: 'ApplyPayment', orderId: 'o1', installmentId: first.installmentId, installmentNumber: 1, amount: '15000.00', collectionCosts: '0.00', now: later }
+  const command: CreditCommand = { type: 'ApplyPayment', orderId: 'o1', installmentId: first.installmentId, installmentNumber: 1, amount: '15000.00', collectionCosts: '0.00', valueDate: afterMaturity, now: later }
   const events = creditAggregate.decide(command, state)
   t.match(events[0]?.data, { appliedAmount: '15000.00', unappliedAmount: '0.00', allocations: [{ number: 1, interest: '10000.00', principal: '5000.00', paidInFull: false }] })
   credit.given(...disbursed, ...events).when(command).thenNothing(t, 'the same order again is a no-op')
@@ -97,7 +99,7 @@ t.test('money beyond its installment pays the next unpaid installments oldest fi
   const [first, second, third] = credit.given(...disbursed).state.installments
   if (first === undefined || second === undefined || third === undefined) throw new Error('three installments')
   const pay = (orderId: string, installmentId: string, installmentNumber: number, amount: string): CreditCommand =>
-    ({ type: 'ApplyPayment', orderId, installmentId, installmentNumber, amount, collectionCosts: '0.00', now: later })
+    ({ type: 'ApplyPayment', orderId, installmentId, installmentNumber, amount, collectionCosts: '0.00', valueDate: afterMaturity, now: later })
   const once = [...disbursed, ...decide(disbursed, pay('o1', first.installmentId, 1, '340022.11'))]
   const twice = decide(once, pay('o2', first.installmentId, 1, '340022.11'))
   t.match(twice[0]?.data, {
@@ -119,15 +121,15 @@ t.test('money beyond its installment pays the next unpaid installments oldest fi
 })
 
 t.test('money beyond what is owed is recorded as unapplied, never lost', async (t) => {
-  const events = decide(paidOff, { type: 'ApplyPayment', orderId: 'late', installmentId: 'zero', installmentNumber: 0, amount: '500.00', collectionCosts: '0', now: later })
+  const events = decide(paidOff, { type: 'ApplyPayment', orderId: 'late', installmentId: 'zero', installmentNumber: 0, amount: '500.00', collectionCosts: '0', valueDate: afterMaturity, now: later })
   t.match(events[0]?.data, { appliedAmount: '0.00', unappliedAmount: '500.00', allocations: [] })
   t.equal(events.length, 1, 'a paid credit stays Pagado')
 })
 
 t.test('payments are refused before disbursement and for unknown installments', async (t) => {
-  credit.given(...approved).when({ type: 'ApplyPayment', orderId: 'o', installmentId: 'zero', installmentNumber: 0, amount: '1', collectionCosts: '0', now })
+  credit.given(...approved).when({ type: 'ApplyPayment', orderId: 'o', installmentId: 'zero', installmentNumber: 0, amount: '1', collectionCosts: '0', valueDate: afterMaturity, now })
     .thenRefused(t, 'CREDIT_NOT_PAYABLE')
-  credit.given(...disbursed).when({ type: 'ApplyPayment', orderId: 'o', installmentId: 'nope', installmentNumber: 9, amount: '1', collectionCosts: '0', now })
+  credit.given(...disbursed).when({ type: 'ApplyPayment', orderId: 'o', installmentId: 'nope', installmentNumber: 9, amount: '1', collectionCosts: '0', valueDate: afterMaturity, now })
     .thenRefused(t, 'NOT_FOUND')
 })
 
@@ -262,4 +264,35 @@ t.test('a principal above the money bound is refused even when a line recorded b
   t.same(refused.map((e) => e.field), ['body.principal'])
   t.match(refused[0]?.message, /below 1000000000000000/)
   t.equal(decide([], { ...huge, principal: '999999999999999.99' })[0]?.type, 'CreditRequested', 'just below it is taken')
+})
+
+t.test('a zero order covering the payoff at its value date pays the accrued interest and principal, forgives the rest and settles the credit', async (t) => {
+  const state = credit.given(...disbursed).state
+  const interest = state.installments.map((i) => i.interest)
+  t.same(interest, ['10000.00', '6699.78', '3366.56'])
+  const payoff = (amount: string, orderId = 'o-payoff'): CreditCommand => ({
+    type: 'ApplyPayment', orderId, installmentId: 'zero', installmentNumber: 0, amount, collectionCosts: '0.00',
+    valueDate: '2026-03-20T08:00:00.000Z', now: '2026-03-22T10:00:00.000Z',
+  })
+  // Disbursed 2026-03-05, first due 2026-04-05: 15 of 31 days accrued, 10,000 × 15/31 = 4,838.71.
+  const events = decide(disbursed, payoff('1004838.71'))
+  t.same(events.map((e) => e.type), ['CreditPaymentApplied', 'CreditPaid'])
+  t.match(events[0]?.data, {
+    appliedAmount: '1004838.71', unappliedAmount: '0.00', outstanding: { principal: '0.00', interest: '0.00', total: '0.00' },
+    payoff: { day: '2026-03-20', waivers: [{ number: 1, interest: '5161.29' }, { number: 2, interest: '6699.78' }, { number: 3, interest: '3366.56' }] },
+  })
+  const settled = credit.given(...disbursed, ...events).state
+  t.equal(settled.status, 'Pagado')
+  t.same(settled.installments.map((i) => [i.paidInterest, i.waivedInterest, i.paidAt]), [
+    ['4838.71', '5161.29', '2026-03-22T10:00:00.000Z'], ['0.00', '6699.78', '2026-03-22T10:00:00.000Z'], ['0.00', '3366.56', '2026-03-22T10:00:00.000Z'],
+  ])
+  credit.given(...disbursed, ...events).when(payoff('1004838.71')).thenNothing(t, 'the same order again changes nothing')
+
+  const over = decide(disbursed, payoff('1020066.34', 'o-scheduled'))
+  t.match(over[0]?.data, { appliedAmount: '1004838.71', unappliedAmount: '15227.63' }, 'an order for the whole schedule: what the payoff forgave is unapplied, to refund')
+
+  const short = decide(disbursed, payoff('1004838.70', 'o-short'))
+  t.same(short.map((e) => e.type), ['CreditPaymentApplied'], 'a cent short of the payoff: no waiver, the credit stays Desembolsado')
+  t.notOk('payoff' in (short[0]?.data ?? {}), 'no payoff recorded')
+  t.match(short[0]?.data, { appliedAmount: '1004838.70', allocations: [{ number: 1, interest: '10000.00', paidInFull: true }, { number: 2 }, { number: 3 }] })
 })

@@ -35,6 +35,7 @@ t.test('a credit paid off before the period with money received in it is in the 
   const svc = await createTestApp(t, { clock, config: { accessTokenTtl: 90 * 86_400 } })
   const l = await lending(svc)
   const credit = await l.disbursedCredit()
+  // Both orders are dated the disbursement day: the payoff then is the principal alone (no interest accrued yet).
   const payoff = (await l.call('POST', ordersOf(credit.ID), { Key: 'z1' })).json().order.ID
   const duplicate = (await l.call('POST', ordersOf(credit.ID), { Key: 'z2', CollectionCosts: '2500.00' })).json().order.ID
   clock.set('2026-01-20T10:00:00.000Z')
@@ -47,23 +48,23 @@ t.test('a credit paid off before the period with money received in it is in the 
   const file = (type: string) => exportFile(svc.runtime, svc.organizationId, { type, ...february })
   const journal = (await file('ledger-a')).rows
   const credited = (code: string) => total(journal.filter((r) => r['account_code'] === code), 'credit')
-  t.same([credited('2595'), credited('4195')], ['1066185.45', '2500.00'], 'the duplicate is in the journal')
+  t.same([credited('2595'), credited('4195')], ['1000000.00', '2500.00'], 'the duplicate is in the journal')
 
   const individual = await file('ledger-a-individual')
   t.match(individual.rows, [{
-    credit_id: credit.ID, opening_balance: '0.00', disbursed: '0.00', principal_collected: '0.00', unapplied: '1066185.45', collection_costs: '2500.00',
+    credit_id: credit.ID, opening_balance: '0.00', disbursed: '0.00', principal_collected: '0.00', unapplied: '1000000.00', collection_costs: '2500.00',
     closing_balance: '0.00', movements: '1',
   }])
   t.equal(individual.rows.length, 1)
   t.equal(individual.count, 1, 'the count ahead agrees')
   const clients = await file('ledger-a-clients')
   t.equal(clients.rows.length, 1)
-  t.match(clients.rows, [{ credits: '1', unapplied: '1066185.45', collection_costs: '2500.00', movements: '1' }])
+  t.match(clients.rows, [{ credits: '1', unapplied: '1000000.00', collection_costs: '2500.00', movements: '1' }])
   t.same([total(individual.rows, 'unapplied'), total(individual.rows, 'collection_costs')], [credited('2595'), credited('4195')])
 
   const close = await monthlyBlob(svc, '2026-03-01T00:25:00.000Z')
   t.equal(close.length, 1)
-  t.match(close, [{ month: '2026-02', credit_id: credit.ID, unapplied: '1066185.45', collection_costs: '2500.00', state_at_close: 'Pagado', balance: '0.00' }])
+  t.match(close, [{ month: '2026-02', credit_id: credit.ID, unapplied: '1000000.00', collection_costs: '2500.00', state_at_close: 'Pagado', balance: '0.00' }])
 
   const march = await exportFile(svc.runtime, svc.organizationId, { type: 'ledger-a-individual', after: '2026-03-01T00:00:00Z' })
   t.same([march.rows, march.count], [[], 0], 'a paid-off credit with nothing moving in the period stays out')

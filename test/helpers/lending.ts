@@ -34,7 +34,7 @@ export interface Lending {
   createLine(overrides?: Record<string, unknown>): Promise<string>
   requestCredit(body: Record<string, unknown>): Promise<{ ID: string; installments: Array<{ ID: string; number: number; amount: string }> } & Record<string, unknown>>
   /** A credit taken through request, approval and disbursement. */
-  disbursedCredit(overrides?: Record<string, unknown>): Promise<{ ID: string; installments: Array<{ ID: string; number: number; amount: string; outstanding: string }> }>
+  disbursedCredit(overrides?: Record<string, unknown>): Promise<{ ID: string; disbursedAt: string; installments: Array<{ ID: string; number: number; dueDate: string; principal: string; interest: string; amount: string; outstanding: string }> }>
 }
 
 export const lending = async (svc: TestApp, organizationId = svc.organizationId): Promise<Lending> => {

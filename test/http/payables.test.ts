@@ -178,17 +178,18 @@ t.test('an approval applied twice (redelivery) changes nothing the second time',
   t.match(before.data.credit.installments[0], { status: 'partial', paidInterest: '10000.00', paidPrincipal: '10000.00' })
 })
 
-t.test('a zero order pays the whole outstanding balance and the credit becomes Pagado', async (t) => {
+t.test('a zero order dated the disbursement day pays the principal alone, forgives every interest and the credit becomes Pagado', async (t) => {
   const svc = await createTestApp(t)
   const l = await lending(svc)
   const credit = await l.disbursedCredit()
   const created = await l.call('POST', ordersOf(credit.ID, 'zero'), {})
-  t.match(created.json().order, { InstallmentID: 'zero', InstallmentNumber: 0, Amount: '1066185.45' })
+  t.match(created.json().order, { InstallmentID: 'zero', InstallmentNumber: 0, Amount: '1000000.00' })
   const paid = nextEvent(svc.runtime, 'CreditPaid')
   await l.call('POST', `${ordersOf(credit.ID, 'zero')}/${created.json().order.ID}/approve`)
   await paid
   const after = (await l.call('GET', `/v1/credits/${credit.ID}`)).json().data.credit
-  t.match(after, { state: 'Pagado', installmentsPaid: 12, balances: { outstandingTotal: '0.00', paidTotal: '1066185.45' }, nextDueDate: null })
+  t.match(after, { state: 'Pagado', installmentsPaid: 12, balances: { outstandingTotal: '0.00', paidTotal: '1000000.00', waivedInterest: '66185.45' }, nextDueDate: null })
+  t.same(after.installments.map((i: { waivedInterest: string }) => i.waivedInterest), credit.installments.map((i) => i.interest), 'each installment\'s interest forgiven')
   const more = await l.call('POST', ordersOf(credit.ID, 'zero'), {})
   t.match(more.json().data, { code: 'CREDIT_NOT_PAYABLE', state: 'Pagado' })
 })

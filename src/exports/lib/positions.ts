@@ -4,7 +4,7 @@ import type { Queries } from '../../projections/queries.js'
 import type { Filter } from '../../projections/readStore.js'
 import { daysPastDue } from '../../shared/amortization.js'
 import { plus, toMoneyText } from '../../shared/exactDecimal.js'
-import { applyAllocations, isPaid, outstandingOf, totalOutstanding, type InstallmentPosition, type Outstanding } from '../../shared/installments.js'
+import { applyAllocations, isPaid, outstandingOf, totalOutstanding, unpaidPosition, type InstallmentPosition, type Outstanding } from '../../shared/installments.js'
 import type { CreditStateName } from '../../shared/lending.js'
 import { money, toMoneyString } from '../../shared/money.js'
 import { closingDay } from './period.js'
@@ -86,10 +86,12 @@ export const positionAt = (credit: CreditDoc, movements: readonly CreditMovement
   // The instant is an exclusive bound: its position is that of the millisecond before, so arrears count to the day that millisecond is in.
   const day = closingDay(instant)
   const earlier = movements.filter((m) => m.at < instant)
-  let installments: InstallmentPosition[] = credit.installments.map((i) => ({ ...i, paidPrincipal: '0', paidInterest: '0', paidAt: null }))
+  let installments: InstallmentPosition[] = credit.installments.map(unpaidPosition)
   const sum = (kind: CreditMovementDoc['kind'], field: 'principal' | 'interest' | 'collectionCosts' | 'unapplied') =>
     toMoneyString(earlier.filter((m) => m.kind === kind).reduce((total, m) => total.plus(m[field]), money(0)), currency)
-  for (const movement of earlier) if (movement.kind === 'payment') installments = applyAllocations(installments, movement.allocations, currency, movement.at)
+  for (const movement of earlier) {
+    if (movement.kind === 'payment') installments = applyAllocations(installments, movement.allocations, currency, movement.at, movement.waivers)
+  }
   const state = stateAt(credit, instant)
   const unpaid = installments.filter((i) => !isPaid(i))
   const late = unpaid.filter((i) => i.dueDate < day)
