@@ -12,7 +12,8 @@ import { creditLimitExpiryJob } from './creditLimitExpiry.js'
 import { registrationRecoveryJob } from './registrationRecovery.js'
 import { creditScoringProcess } from './creditScoring.js'
 import { creditExposureProcess } from './creditExposure.js'
-import { webhookFiringProcess } from './webhookFiring.js'
+import { webhookFiringProcess, webhookRetryProcess } from './webhookFiring.js'
+import { webhookRetriesJob } from './webhookRetries.js'
 
 /** Every process manager of the service. */
 export const allProcesses: ReadonlyArray<ProcessManager<Services>> = [
@@ -26,6 +27,7 @@ export const allProcesses: ReadonlyArray<ProcessManager<Services>> = [
   creditScoringProcess,
   creditExposureProcess,
   webhookFiringProcess,
+  webhookRetryProcess,
 ]
 
 /** Every node-cron job of the service. */
@@ -34,4 +36,5 @@ export const allJobs: ReadonlyArray<ScheduledJob<Services>> = [
   paymentOutcomesJob,
   creditLimitExpiryJob,
   registrationRecoveryJob,
+  webhookRetriesJob,
 ]
