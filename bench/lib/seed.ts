@@ -236,7 +236,7 @@ const payInstallments = (log: LogWriter, org: Organization, line: Organization['
     const caused = { ...context, causationId: approvalId }
     const applied = log.run(creditAggregate, state.creditId, state, {
       type: 'ApplyPayment', orderId, installmentId: approval.data.installmentId, installmentNumber: approval.data.installmentNumber,
-      amount: approval.data.amount, collectionCosts: approval.data.collectionCosts, valueDate: approval.data.paymentDate ?? approvedAt, now: approvedAt,
+      amount: approval.data.amount, collectionCosts: approval.data.collectionCosts, valueDate: approval.data.paymentDate ?? approvedAt, orderedAt: approval.data.createdAt, now: approvedAt,
     }, caused, approvedAt)
     state = applied.state
     for (const effect of applied.events) {

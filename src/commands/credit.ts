@@ -3,11 +3,11 @@ import { evolveCredit, initialCreditState, type CreditScore, type CreditState, t
 import type { TaxRate } from '../events/tax.js'
 import { addMonths, dayOf, dayOfMonthOf, frenchSchedule, LAST_YEAR, monthlyRateOf, monthlyRatePercent, scheduleEndsByLastYear, type Schedule } from '../shared/amortization.js'
 import { AppError, invalidFields, invalidTransition, type FieldError } from '../shared/errors.js'
-import { exact, isZero, lessThan, minus, toMoneyText } from '../shared/exactDecimal.js'
+import { exact, isZero, lessThan, minus, toMoneyText, ZERO } from '../shared/exactDecimal.js'
 import { deterministicId } from '../shared/ids.js'
 import { allocatePayment, applyAllocations, owedFor, totalOutstanding } from '../shared/installments.js'
 import { automaticRejectionReason, creditTransitions, ZERO_INSTALLMENT, type CreditStateName } from '../shared/lending.js'
-import { payoffDay, payoffQuote, settleQuote } from '../shared/payoff.js'
+import { payoffDay, payoffQuote, payoffShortfall, settleQuote } from '../shared/payoff.js'
 import { fitsMinorUnit, MONEY_INPUT_LIMIT, money, toMoneyString, withinMoneyBound } from '../shared/money.js'
 import type { Aggregate } from './decider.js'
 import { taxApplications } from './taxation.js'
@@ -36,8 +36,11 @@ export type CreditCommand =
   | { type: 'DisburseCredit'; method: string; reference: string; allowedMethods: readonly string[]; taxes: readonly TaxRate[]; by: string; now: string }
   /** An automatic score: recorded once, while the credit is Solicitado; `approve` and `reject` decide the credit in the same append. */
   | ({ type: 'RecordCreditScore'; now: string } & Omit<CreditScore, 'scoredAt'>)
-  /** `valueDate`: the order's payment date; a `zero` order is weighed against the payoff on its day. */
-  | { type: 'ApplyPayment'; orderId: string; installmentId: string; installmentNumber: number; amount: string; collectionCosts: string; valueDate: string; now: string }
+  /** `valueDate`, `orderedAt`: the order's payment date and creation; a `zero` order is weighed against the payoff on their day (payoffDay). */
+  | {
+    type: 'ApplyPayment'; orderId: string; installmentId: string; installmentNumber: number; amount: string; collectionCosts: string
+    valueDate: string; orderedAt: string; now: string
+  }
 
 export const installmentId = (creditId: string, number: number): string => deterministicId('installment', creditId, number)
 
@@ -178,17 +181,20 @@ const decideScore = (command: Extract<CreditCommand, { type: 'RecordCreditScore'
 }
 
 /**
- * A `zero` order covering the payoff at its value date: each installment's
- * accrued interest and principal paid, the interest of later periods waived,
- * the rest unapplied. Null when the amount falls short of the payoff (then it
- * pays oldest first like any order) or the credit is not Desembolsado.
+ * A `zero` order, weighed against the payoff on its day: covering it, each
+ * installment's accrued interest and principal paid, the interest of later
+ * periods waived, the rest unapplied; short of it, accrued interest and
+ * principal oldest first, nothing waived. Null when the credit is not
+ * Desembolsado (a payment after the payoff: unapplied).
  */
-const payoffCovered = (state: CreditState, command: Extract<CreditCommand, { type: 'ApplyPayment' }>) => {
+const payoffOrder = (state: CreditState, command: Extract<CreditCommand, { type: 'ApplyPayment' }>) => {
   if (state.status !== 'Desembolsado' || state.disbursedAt === null) return null
-  const day = payoffDay(state.disbursedAt, command.valueDate)
+  const day = payoffDay(state.installments, state.disbursedAt, command.valueDate, command.orderedAt)
   const quote = payoffQuote(state.installments, dayOf(state.disbursedAt), day, state.currency)
   const amount = exact(command.amount)
-  if (lessThan(amount, quote.total)) return null
+  if (lessThan(amount, quote.total)) {
+    return { day: null, allocations: payoffShortfall(quote, amount, state.currency), waivers: [], applied: amount, unapplied: ZERO }
+  }
   return { day, ...settleQuote(quote, state.currency), applied: quote.total, unapplied: minus(amount, quote.total) }
 }
 
@@ -200,7 +206,7 @@ const decidePayment = (command: Extract<CreditCommand, { type: 'ApplyPayment' }>
   }
   if (owedFor(state.installments, command.installmentId) === null) throw new AppError('NOT_FOUND', 'installment not found', { resource: 'installment' })
   const { currency } = state
-  const payoff = command.installmentId === ZERO_INSTALLMENT ? payoffCovered(state, command) : null
+  const payoff = command.installmentId === ZERO_INSTALLMENT ? payoffOrder(state, command) : null
   const { allocations, applied, unapplied } = payoff ?? allocatePayment(state.installments, command.installmentId, exact(command.amount), currency)
   const after = totalOutstanding(applyAllocations(state.installments, allocations, currency, command.now, payoff?.waivers))
   const events: CreditEvent[] = [{ type: 'CreditPaymentApplied', data: {
@@ -208,7 +214,7 @@ const decidePayment = (command: Extract<CreditCommand, { type: 'ApplyPayment' }>
     installmentId: command.installmentId, installmentNumber: command.installmentNumber, currency, amount: command.amount,
     appliedAmount: toMoneyText(applied, currency), unappliedAmount: toMoneyText(unapplied, currency), collectionCosts: command.collectionCosts,
     allocations,
-    ...(payoff === null || payoff.waivers.length === 0 ? {} : { payoff: { day: payoff.day, waivers: payoff.waivers } }),
+    ...(payoff?.day == null ? {} : { payoff: { day: payoff.day, waivers: payoff.waivers } }),
     outstanding: {
       principal: toMoneyText(after.principal, currency), interest: toMoneyText(after.interest, currency), total: toMoneyText(after.total, currency),
     },

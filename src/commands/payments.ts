@@ -78,7 +78,7 @@ const valueDateErrors = (date: string | undefined, disbursedAt: string | null, n
 
 /** Amounts, value date, provider and method of an order request against what is owed, the credit and the line; the provider and method it gets. */
 const checkOrderRequest = (
-  body: OrderRequest, owed: { amount: ExactDecimal; what: string }, credit: { currency: string; disbursedAt: string | null }, line: CreditLineConfiguration | null,
+  body: OrderRequest, owed: Owed, credit: { currency: string; disbursedAt: string | null }, line: CreditLineConfiguration | null,
   now: string,
 ) => {
   const { currency } = credit
@@ -87,7 +87,11 @@ const checkOrderRequest = (
   const errors: FieldError[] = [...valueDateErrors(body.Date, credit.disbursedAt, now)]
   if (body.Amount !== undefined) {
     errors.push(...moneyErrors('body.Amount', body.Amount, currency, true))
-    if (lessThan(owed.amount, exact(body.Amount))) errors.push({ field: 'body.Amount', message: `must not exceed ${owed.what} (${toMoneyText(owed.amount, currency)})` })
+    const payoff = toMoneyText(owed.amount, currency)
+    if (lessThan(owed.amount, exact(body.Amount))) errors.push({ field: 'body.Amount', message: `must not exceed ${owed.what} (${payoff})` })
+    else if (owed.whole && lessThan(exact(body.Amount), owed.amount)) {
+      errors.push({ field: 'body.Amount', message: `must be ${owed.what} (${payoff}): a zero order pays the credit off; pay part of it with installment orders` })
+    }
   }
   if (body.CollectionCosts !== undefined) errors.push(...moneyErrors('body.CollectionCosts', body.CollectionCosts, currency, false))
   if (body.OverrideMethod !== undefined && gatewayMethods.length > 0 && !gatewayMethods.includes(body.OverrideMethod)) {
@@ -147,7 +151,7 @@ const createOrder = async (
   const refusal = unpayable(credit, input.installmentId)
   if (refusal !== null) throw refusal
   const paymentDate = body.Date === undefined ? input.now : new Date(body.Date).toISOString()
-  const owed = owedByOrder(credit, input.installmentId, paymentDate)
+  const owed = owedByOrder(credit, input.installmentId, paymentDate, input.now)
   if (owed === null) throw notFound('installment', input.installmentId)
   const { currency } = credit
   const { state: line } = await commands.load(creditLineAggregate, credit.creditLineId)
@@ -177,13 +181,20 @@ const createOrder = async (
  * installment's outstanding amount, or for `zero` the payoff at the order's
  * value date (interest of later periods is not owed; docs/credits.md).
  */
-const owedByOrder = (credit: CreditState, installmentId: string, paymentDate: string): { amount: ExactDecimal; what: string } | null => {
+const owedByOrder = (credit: CreditState, installmentId: string, paymentDate: string, now: string): Owed | null => {
   if (installmentId !== ZERO_INSTALLMENT || credit.disbursedAt === null) {
     const amount = owedFor(credit.installments, installmentId)
-    return amount === null ? null : { amount, what: 'what is owed' }
+    return amount === null ? null : { amount, what: 'what is owed', whole: false }
   }
-  const day = payoffDay(credit.disbursedAt, paymentDate)
-  return { amount: payoffQuote(credit.installments, dayOf(credit.disbursedAt), day, credit.currency).total, what: `the payoff on ${day}` }
+  const day = payoffDay(credit.installments, credit.disbursedAt, paymentDate, now)
+  return { amount: payoffQuote(credit.installments, dayOf(credit.disbursedAt), day, credit.currency).total, what: `the payoff on ${day}`, whole: true }
+}
+
+/** What an order may pay: at most `amount`, and exactly that when `whole` (a `zero` order pays the credit off). */
+interface Owed {
+  amount: ExactDecimal
+  what: string
+  whole: boolean
 }
 
 /** Why a credit takes no order on the installment (`zero`: the whole balance) now, or null when it does. */
@@ -248,8 +259,13 @@ export const approvePaymentOrder = async (
 }
 
 /** Applies an approved order to its credit; the credit remembers applied orders, so a redelivery changes nothing. */
-export const applyApprovedPayment = (commands: CommandHandler, approval: PaymentOrderApproved['data'], context: CommandContext) =>
+export const applyApprovedPayment = async (commands: CommandHandler, approval: PaymentOrderApproved['data'], context: CommandContext) =>
   commands.execute(creditAggregate, approval.creditId, {
     type: 'ApplyPayment', orderId: approval.orderId, installmentId: approval.installmentId, installmentNumber: approval.installmentNumber,
-    amount: approval.amount, collectionCosts: approval.collectionCosts, valueDate: approval.paymentDate ?? approval.completedAt, now: approval.completedAt,
+    amount: approval.amount, collectionCosts: approval.collectionCosts, valueDate: approval.paymentDate ?? await recordedPaymentDate(commands, approval),
+    orderedAt: approval.createdAt, now: approval.completedAt,
   }, context)
+
+/** The value date of an order approved before approvals carried it: read from the order itself. */
+const recordedPaymentDate = async (commands: CommandHandler, approval: PaymentOrderApproved['data']): Promise<string> =>
+  (await commands.load(paymentOrderAggregate, approval.orderId)).state.order?.paymentDate ?? approval.completedAt

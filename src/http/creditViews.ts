@@ -5,7 +5,7 @@ import { installmentAmounts, installmentArrearsDays, isPaid, type InstallmentPos
 import { creditStates, rejectionReasonWithoutScore } from '../shared/lending.js'
 import { exact, plus, toMoneyText, ZERO } from '../shared/exactDecimal.js'
 import { toMoneyString } from '../shared/money.js'
-import { MoneyString, Timestamp, Uuid } from './schemas.js'
+import { MoneyString, MoneyText, Timestamp, Uuid } from './schemas.js'
 
 const Day = Type.String({ format: 'date', description: 'YYYY-MM-DD' })
 /**
@@ -25,7 +25,7 @@ export const Installment = Type.Object({
   amount: MoneyString,
   paidPrincipal: MoneyString,
   paidInterest: MoneyString,
-  waivedInterest: Type.String({ description: 'interest of a period not accrued when the credit was paid off, forgiven (docs/credits.md); 0 otherwise' }),
+  waivedInterest: MoneyText('interest of a period not accrued when the credit was paid off, forgiven (docs/credits.md); 0 otherwise'),
   paidAmount: MoneyString,
   outstanding: MoneyString,
   status: Type.Enum(['pending', 'partial', 'paid'] as const),
@@ -67,7 +67,7 @@ const creditFields = {
     outstandingInterest: MoneyString,
     outstandingTotal: MoneyString,
     paidTotal: MoneyString,
-    waivedInterest: Type.String({ description: 'interest a payoff forgave (not accrued by its value date); 0 otherwise' }),
+    waivedInterest: MoneyText('interest a payoff forgave (not accrued by its value date); 0 otherwise'),
     unapplied: Type.String({ description: 'received beyond what was owed (to refund or re-apply)' }),
   }),
   installmentsPaid: Type.Integer(),

@@ -14,7 +14,7 @@ import { failures, MoneyInput, MoneyString, OrganizationHeaders, PageQuery, Pagi
 
 const InstallmentRef = Type.String({
   pattern: `^(${ZERO_INSTALLMENT}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$`,
-  description: 'an installment id, or `zero`: a full-flow payment of the whole outstanding balance (InstallmentNumber 0)',
+  description: 'an installment id, or `zero`: a full-flow payment that pays the credit off (the payoff at the order\'s value date; InstallmentNumber 0)',
 })
 const InstallmentParams = Type.Object({ creditid: Uuid, installmentid: InstallmentRef })
 const OrderParams = Type.Object({ creditid: Uuid, installmentid: InstallmentRef, orderid: Uuid })
@@ -130,9 +130,10 @@ export const payableRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   app.post('/payables/:creditid/installments/:installmentid/orders', {
     config: { organization: 'header', permissions: ['WriteOrder'] },
     schema: {
-      summary: 'Create a payment order for an installment (or `zero`: the whole outstanding balance) and start its provider\'s flow',
-      description: 'The credit must be Desembolsado and the installment unpaid. `Amount` defaults to what the installment (or, for `zero`, the ' +
-        'credit) owes and may not exceed it; it is applied to the debt, `CollectionCosts` are charged on top. `Provider` defaults to the line\'s. ' +
+      summary: 'Create a payment order for an installment (or `zero`: the payoff) and start its provider\'s flow',
+      description: 'The credit must be Desembolsado and the installment unpaid. `Amount` defaults to what the installment owes and may not ' +
+        'exceed it; for `zero` it is the payoff at the order\'s value date (`Date`; GET /v1/payables/{creditid}/payoff quotes it), and anything ' +
+        'else is refused. It is applied to the debt, `CollectionCosts` are charged on top. `Provider` defaults to the line\'s. ' +
         '`Key` is an idempotency key per credit: the same Key with the same body answers 200 with the order it created, with another body ' +
         '409 IDEMPOTENCY_KEY_REUSED; concurrent duplicates create one order.\n\n' + STATUSES,
       tags: ['Payment orders'],

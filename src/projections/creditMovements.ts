@@ -37,7 +37,7 @@ export interface CreditMovementDoc {
   unapplied: string
   /** Disbursements: the principal; payments: the order's amount (applied + unapplied). */
   amount: string
-  /** Payments: the order's target, an installment id or `zero` (the whole balance); '' for disbursements. */
+  /** Payments: the order's target, an installment id or `zero` (the payoff); '' for disbursements. */
   target: string
   allocations: PaymentAllocation[]
   /** Interest a payoff forgave (not accrued by its value date); only on such payments. */

@@ -90,9 +90,43 @@ export const settleQuote = (quote: PayoffQuote, currency: string): { allocations
     .map((line) => ({ installmentId: line.installmentId, number: line.number, interest: toMoneyText(line.waived, currency) })),
 })
 
-/** The day a payoff is weighed on: the order's value date, never before the disbursement day. */
-export const payoffDay = (disbursedAt: string, valueDate: string): string => {
-  const day = dayOf(valueDate)
+/**
+ * The day a payoff is weighed on: the order's value date, never before the
+ * disbursement day, nor before the last due date the order was made on or
+ * after. A value date is when the money moved, which may be a few days before
+ * the order records it; an installment already due when the order was made
+ * was owed whole, so a back-dated order never forgives interest that had
+ * fallen due.
+ */
+export const payoffDay = (installments: readonly Pick<InstallmentPosition, 'dueDate'>[], disbursedAt: string, valueDate: string, orderedAt: string): string => {
+  const ordered = dayOf(orderedAt)
+  let day = dayOf(valueDate)
   const start = dayOf(disbursedAt)
-  return day < start ? start : day
+  if (day < start) day = start
+  for (const { dueDate } of installments) if (dueDate <= ordered && dueDate > day) day = dueDate
+  return day
+}
+
+/**
+ * How an amount short of the payoff is applied: oldest first, each
+ * installment's accrued interest then its principal, never interest not
+ * accrued yet; nothing is forgiven and the credit stays open. (Only `zero`
+ * orders made before orders had to ask the payoff reach this.)
+ */
+export const payoffShortfall = (quote: PayoffQuote, amount: ExactDecimal, currency: string): Allocation[] => {
+  const allocations: Allocation[] = []
+  let left = amount
+  for (const line of quote.lines) {
+    if (isZero(left)) break
+    const interest = lessThan(left, line.interest) ? left : line.interest
+    const principal = lessThan(minus(left, interest), line.principal) ? minus(left, interest) : line.principal
+    const paid = plus(interest, principal)
+    if (isZero(paid)) continue
+    left = minus(left, paid)
+    allocations.push({
+      installmentId: line.installmentId, number: line.number, principal: toMoneyText(principal, currency), interest: toMoneyText(interest, currency),
+      amount: toMoneyText(paid, currency), paidInFull: isZero(line.waived) && compare(paid, plus(line.principal, line.interest)) === 0,
+    })
+  }
+  return allocations
 }

@@ -19,7 +19,8 @@ export const withPaymentApplied = (credit: CreditState, approval: PaymentOrderAp
   try {
     const events = creditAggregate.decide({
       type: 'ApplyPayment', orderId: approval.orderId, installmentId: approval.installmentId, installmentNumber: approval.installmentNumber,
-      amount: approval.amount, collectionCosts: approval.collectionCosts, valueDate: approval.paymentDate ?? approval.completedAt, now: approval.completedAt,
+      amount: approval.amount, collectionCosts: approval.collectionCosts, valueDate: approval.paymentDate ?? approval.completedAt, orderedAt: approval.createdAt,
+      now: approval.completedAt,
     }, credit)
     return events.reduce(creditAggregate.evolve, credit)
   } catch (error) {

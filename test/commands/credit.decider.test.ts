@@ -22,7 +22,7 @@ const requested = decide([], request)
 const approved = [...requested, ...decide(requested, { type: 'ApproveCredit', by: 'u1', now })]
 const disbursed = [...approved, ...decide(approved, { type: 'DisburseCredit', method: 'bank_transfer', reference: 'T1', allowedMethods: [], taxes: [], by: 'u1', now: later })]
 const paidOff = [...disbursed, ...decide(disbursed, {
-  type: 'ApplyPayment', orderId: 'o-zero', installmentId: 'zero', installmentNumber: 0, amount: '1020066.34', collectionCosts: '0', valueDate: afterMaturity, now: later,
+  type: 'ApplyPayment', orderId: 'o-zero', installmentId: 'zero', installmentNumber: 0, amount: '1020066.34', collectionCosts: '0', valueDate: afterMaturity, orderedAt: afterMaturity, now: later,
 })]
 const historyOf: Record<CreditStateName, CreditEvent[]> = {
   Solicitado: requested,
@@ -81,7 +81,7 @@ t.test('Desembolsado reaches Pagado only when a payment leaves nothing owed', as
   t.same(paidOff.slice(disbursed.length).map((e) => e.type), ['CreditPaymentApplied', 'CreditPaid'])
   t.match(paidOff[disbursed.length]?.data, { appliedAmount: '1020066.34', unappliedAmount: '0.00', outstanding: { total: '0.00' } })
   t.equal(credit.given(...paidOff).state.status, 'Pagado')
-  const partial = decide(disbursed, { type: 'ApplyPayment', orderId: 'o1', installmentId: 'zero', installmentNumber: 0, amount: '100', collectionCosts: '0', valueDate: afterMaturity, now: later })
+  const partial = decide(disbursed, { type: 'ApplyPayment', orderId: 'o1', installmentId: 'zero', installmentNumber: 0, amount: '100', collectionCosts: '0', valueDate: afterMaturity, orderedAt: afterMaturity, now: later })
   t.same(partial.map((e) => e.type), ['CreditPaymentApplied'])
 })
 
@@ -89,7 +89,7 @@ t.test('a payment goes to interest first, then principal; an order applied twice
   const state = credit.given(...disbursed).state
   const first = state.installments[0]
   if (first === undefined) throw new Error('no installment')
-  const command: CreditCommand = { type: 'ApplyPayment', orderId: 'o1', installmentId: first.installmentId, installmentNumber: 1, amount: '15000.00', collectionCosts: '0.00', valueDate: afterMaturity, now: later }
+  const command: CreditCommand = { type: 'ApplyPayment', orderId: 'o1', installmentId: first.installmentId, installmentNumber: 1, amount: '15000.00', collectionCosts: '0.00', valueDate: afterMaturity, orderedAt: afterMaturity, now: later }
   const events = creditAggregate.decide(command, state)
   t.match(events[0]?.data, { appliedAmount: '15000.00', unappliedAmount: '0.00', allocations: [{ number: 1, interest: '10000.00', principal: '5000.00', paidInFull: false }] })
   credit.given(...disbursed, ...events).when(command).thenNothing(t, 'the same order again is a no-op')
@@ -99,7 +99,7 @@ t.test('money beyond its installment pays the next unpaid installments oldest fi
   const [first, second, third] = credit.given(...disbursed).state.installments
   if (first === undefined || second === undefined || third === undefined) throw new Error('three installments')
   const pay = (orderId: string, installmentId: string, installmentNumber: number, amount: string): CreditCommand =>
-    ({ type: 'ApplyPayment', orderId, installmentId, installmentNumber, amount, collectionCosts: '0.00', valueDate: afterMaturity, now: later })
+    ({ type: 'ApplyPayment', orderId, installmentId, installmentNumber, amount, collectionCosts: '0.00', valueDate: afterMaturity, orderedAt: afterMaturity, now: later })
   const once = [...disbursed, ...decide(disbursed, pay('o1', first.installmentId, 1, '340022.11'))]
   const twice = decide(once, pay('o2', first.installmentId, 1, '340022.11'))
   t.match(twice[0]?.data, {
@@ -121,15 +121,15 @@ t.test('money beyond its installment pays the next unpaid installments oldest fi
 })
 
 t.test('money beyond what is owed is recorded as unapplied, never lost', async (t) => {
-  const events = decide(paidOff, { type: 'ApplyPayment', orderId: 'late', installmentId: 'zero', installmentNumber: 0, amount: '500.00', collectionCosts: '0', valueDate: afterMaturity, now: later })
+  const events = decide(paidOff, { type: 'ApplyPayment', orderId: 'late', installmentId: 'zero', installmentNumber: 0, amount: '500.00', collectionCosts: '0', valueDate: afterMaturity, orderedAt: afterMaturity, now: later })
   t.match(events[0]?.data, { appliedAmount: '0.00', unappliedAmount: '500.00', allocations: [] })
   t.equal(events.length, 1, 'a paid credit stays Pagado')
 })
 
 t.test('payments are refused before disbursement and for unknown installments', async (t) => {
-  credit.given(...approved).when({ type: 'ApplyPayment', orderId: 'o', installmentId: 'zero', installmentNumber: 0, amount: '1', collectionCosts: '0', valueDate: afterMaturity, now })
+  credit.given(...approved).when({ type: 'ApplyPayment', orderId: 'o', installmentId: 'zero', installmentNumber: 0, amount: '1', collectionCosts: '0', valueDate: afterMaturity, orderedAt: afterMaturity, now })
     .thenRefused(t, 'CREDIT_NOT_PAYABLE')
-  credit.given(...disbursed).when({ type: 'ApplyPayment', orderId: 'o', installmentId: 'nope', installmentNumber: 9, amount: '1', collectionCosts: '0', valueDate: afterMaturity, now })
+  credit.given(...disbursed).when({ type: 'ApplyPayment', orderId: 'o', installmentId: 'nope', installmentNumber: 9, amount: '1', collectionCosts: '0', valueDate: afterMaturity, orderedAt: afterMaturity, now })
     .thenRefused(t, 'NOT_FOUND')
 })
 
@@ -272,7 +272,7 @@ t.test('a zero order covering the payoff at its value date pays the accrued inte
   t.same(interest, ['10000.00', '6699.78', '3366.56'])
   const payoff = (amount: string, orderId = 'o-payoff'): CreditCommand => ({
     type: 'ApplyPayment', orderId, installmentId: 'zero', installmentNumber: 0, amount, collectionCosts: '0.00',
-    valueDate: '2026-03-20T08:00:00.000Z', now: '2026-03-22T10:00:00.000Z',
+    valueDate: '2026-03-20T08:00:00.000Z', orderedAt: '2026-03-20T09:00:00.000Z', now: '2026-03-22T10:00:00.000Z',
   })
   // Disbursed 2026-03-05, first due 2026-04-05: 15 of 31 days accrued, 10,000 × 15/31 = 4,838.71.
   const events = decide(disbursed, payoff('1004838.71'))
@@ -292,7 +292,22 @@ t.test('a zero order covering the payoff at its value date pays the accrued inte
   t.match(over[0]?.data, { appliedAmount: '1004838.71', unappliedAmount: '15227.63' }, 'an order for the whole schedule: what the payoff forgave is unapplied, to refund')
 
   const short = decide(disbursed, payoff('1004838.70', 'o-short'))
-  t.same(short.map((e) => e.type), ['CreditPaymentApplied'], 'a cent short of the payoff: no waiver, the credit stays Desembolsado')
+  t.same(short.map((e) => e.type), ['CreditPaymentApplied'], 'a cent short of the payoff (an order made before orders had to ask it): no waiver, still Desembolsado')
   t.notOk('payoff' in (short[0]?.data ?? {}), 'no payoff recorded')
-  t.match(short[0]?.data, { appliedAmount: '1004838.70', allocations: [{ number: 1, interest: '10000.00', paidInFull: true }, { number: 2 }, { number: 3 }] })
+  const shortPaid = short[0]?.type === 'CreditPaymentApplied' ? short[0].data.allocations : []
+  t.same(shortPaid.map((a) => [a.number, a.interest, a.principal]), [[1, '4838.71', '330022.11'], [2, '0.00', '333322.33'], [3, '0.00', '336655.55']],
+    'accrued interest and principal only: no interest not accrued is charged')
+})
+
+t.test('a zero order made after an installment fell due owes that installment\'s whole interest, however early its value date', async (t) => {
+  const backDated: CreditCommand = {
+    type: 'ApplyPayment', orderId: 'o-back', installmentId: 'zero', installmentNumber: 0, amount: '1010000.00', collectionCosts: '0.00',
+    valueDate: later, orderedAt: '2026-04-20T09:00:00.000Z', now: '2026-04-20T10:00:00.000Z',
+  }
+  const events = decide(disbursed, backDated)
+  t.match(events[0]?.data, {
+    appliedAmount: '1010000.00', unappliedAmount: '0.00',
+    payoff: { day: '2026-04-05', waivers: [{ number: 2, interest: '6699.78' }, { number: 3, interest: '3366.56' }] },
+  }, 'weighed on the first due date: 10,000 of interest owed, the second period not begun')
+  t.same(events.map((e) => e.type), ['CreditPaymentApplied', 'CreditPaid'])
 })

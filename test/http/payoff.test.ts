@@ -80,32 +80,33 @@ t.test('a zero order defaults to the payoff at its value date; approved, the cre
   t.match(before, { state: 'Desembolsado', balances: { waivedInterest: '0.00', outstandingPrincipal: '1000000.00' } }, 'asOf before the approval: nothing forgiven yet')
 })
 
-t.test('a zero order dated earlier is weighed on its value date, and may not ask more than that day\'s payoff', async (t) => {
+t.test('a zero order dated earlier is weighed on its value date, but owes whole what fell due before it was made, and asks the payoff exactly', async (t) => {
   const { clock, svc, l, credit } = await setup(t)
-  clock.advance(40 * DAY)
+  clock.advance(10 * DAY)
   const dated = '2026-01-12'
   const quote = (await payoffOf(l, credit.ID, `?date=${dated}`)).json().data.payoff
   const tooMuch = await l.call('POST', zeroOrders(credit.ID), { Date: `${dated}T12:00:00Z`, Amount: ((cents(quote.total) + 1) / 100).toFixed(2) })
   t.equal(tooMuch.statusCode, 400)
   t.match(tooMuch.json().data.errors, [{ field: 'body.Amount', message: `must not exceed the payoff on ${dated} (${quote.total})` }])
-  const created = await l.call('POST', zeroOrders(credit.ID), { Date: `${dated}T12:00:00Z` })
-  t.equal(created.json().order.Amount, quote.total)
-  await approve(svc, l, zeroOrders(credit.ID), created.json().order.ID)
-  t.equal((await l.call('GET', `/v1/credits/${credit.ID}`)).json().data.credit.state, 'Pagado', 'the first installment fell due after the value date: only its accrued share was owed')
-})
+  const tooLittle = await l.call('POST', zeroOrders(credit.ID), { Date: `${dated}T12:00:00Z`, Amount: ((cents(quote.total) - 1) / 100).toFixed(2) })
+  t.equal(tooLittle.statusCode, 400)
+  t.match(tooLittle.json().data.errors, [{ field: 'body.Amount', message: new RegExp(`^must be the payoff on ${dated} \\(${quote.total}\\): a zero order pays the credit off`) }])
+  const exactly = await l.call('POST', zeroOrders(credit.ID), { Date: `${dated}T12:00:00Z`, Amount: quote.total })
+  t.equal(exactly.statusCode, 201, 'the payoff itself, named')
+  t.equal(exactly.json().order.Amount, quote.total)
+  await approve(svc, l, zeroOrders(credit.ID), exactly.json().order.ID)
+  t.equal((await l.call('GET', `/v1/credits/${credit.ID}`)).json().data.credit.state, 'Pagado', 'dated two days after disbursement: two days of interest')
 
-t.test('a zero order short of the payoff pays oldest first and forgives nothing', async (t) => {
-  const { clock, svc, l, credit } = await setup(t)
-  clock.advance(10 * DAY)
-  const quote = (await payoffOf(l, credit.ID)).json().data.payoff
-  const short = (Number(quote.total) - 1).toFixed(2)
-  const created = await l.call('POST', zeroOrders(credit.ID), { Amount: short })
-  await approve(svc, l, zeroOrders(credit.ID), created.json().order.ID)
-  const after = (await l.call('GET', `/v1/credits/${credit.ID}`)).json().data.credit
-  t.match(after, { state: 'Desembolsado', balances: { waivedInterest: '0.00', paidTotal: short } })
-  t.equal((await l.call('GET', `${zeroOrders(credit.ID)}/${created.json().order.ID}`)).json().Application.payoff, undefined)
-  const rest = (await payoffOf(l, credit.ID)).json().data.payoff
-  t.ok(Number(rest.total) > 0, 'what is left can still be paid off')
+  const late = await l.disbursedCredit()
+  clock.set(`${late.installments[0]?.dueDate}T00:00:00.000Z`)
+  clock.advance(5 * DAY)
+  const lateDated = new Date(Date.parse(late.disbursedAt) + 2 * DAY).toISOString()
+  const backDated = await l.call('POST', zeroOrders(late.ID), { Date: lateDated })
+  t.equal(backDated.statusCode, 201, backDated.body)
+  const asked = backDated.json().order.Amount
+  const onDueDate = (await payoffOf(l, late.ID, `?date=${late.installments[0]?.dueDate}`)).json().data.payoff
+  t.equal(asked, onDueDate.total, 'made after the first due date, dated before it: weighed on that due date, its interest owed whole')
+  t.equal(onDueDate.interest, late.installments[0]?.interest)
 })
 
 t.test('the payoff after an installment is paid: the next period accrues from its due date', async (t) => {

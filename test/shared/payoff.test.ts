@@ -1,7 +1,7 @@
 import t from 'tap'
 import { exact, plus, toMoneyText } from '../../src/shared/exactDecimal.js'
 import { applyAllocations, installmentPosition, isPaid, totalOutstanding, type InstallmentPosition } from '../../src/shared/installments.js'
-import { accruedInterest, payoffDay, payoffQuote, settleQuote } from '../../src/shared/payoff.js'
+import { accruedInterest, payoffDay, payoffQuote, payoffShortfall, settleQuote } from '../../src/shared/payoff.js'
 
 const row = (number: number, dueDate: string, principal: string, interest: string): InstallmentPosition =>
   installmentPosition({ installmentId: `i${number}`, number, dueDate, principal, interest, amount: toMoneyText(plus(exact(principal), exact(interest)), 'COP') }, '0', '0', null)
@@ -78,7 +78,21 @@ t.test('a waiver alone settles an installment whose principal was paid', async (
   t.same([settled[0]?.waivedInterest, settled[0]?.paidAt, isPaid(settled[0]!)], ['21000.00', '2026-01-20T00:00:00.000Z', true])
 })
 
-t.test('the payoff day is the value date\'s UTC day, never before the disbursement day', async (t) => {
-  t.equal(payoffDay('2026-01-10T15:00:00.000Z', '2026-01-25T23:59:59.999Z'), '2026-01-25')
-  t.equal(payoffDay('2026-01-10T15:00:00.000Z', '2026-01-09T10:00:00.000Z'), '2026-01-10')
+t.test('the payoff day is the value date\'s UTC day, never before the disbursement day nor a due date the order was made after', async (t) => {
+  const disbursed = '2026-01-10T15:00:00.000Z'
+  t.equal(payoffDay(schedule, disbursed, '2026-01-25T23:59:59.999Z', '2026-01-26T08:00:00.000Z'), '2026-01-25')
+  t.equal(payoffDay(schedule, disbursed, '2026-01-09T10:00:00.000Z', '2026-01-12T08:00:00.000Z'), '2026-01-10')
+  t.equal(payoffDay(schedule, disbursed, '2026-01-25T10:00:00.000Z', '2026-03-01T08:00:00.000Z'), '2026-02-10',
+    'an order made after the first due date, dated before it: the first installment was owed whole')
+  t.equal(payoffDay(schedule, disbursed, '2026-02-20T10:00:00.000Z', '2026-03-01T08:00:00.000Z'), '2026-02-20', 'dated after the last due date before it: its own day')
+  t.equal(payoffDay(schedule, disbursed, '2026-01-25T10:00:00.000Z', '2026-04-10T08:00:00.000Z'), '2026-04-10', 'made on the last due date: the whole schedule')
+})
+
+t.test('an amount short of the payoff pays accrued interest and principal oldest first, never interest not accrued', async (t) => {
+  const quote = payoffQuote(schedule, DISBURSED, '2026-01-25', 'COP')
+  const paid = payoffShortfall(quote, exact('650000.00'), 'COP')
+  t.same(paid.map((a) => [a.number, a.interest, a.principal, a.paidInFull]), [[1, '15000.00', '300000.00', false], [2, '0.00', '330000.00', false], [3, '0.00', '5000.00', false]],
+    'the first installment\'s 16,000 not accrued stays owed: it is not paid in full')
+  const due = payoffQuote(schedule, DISBURSED, '2026-02-10', 'COP')
+  t.same(payoffShortfall(due, exact('331000.00'), 'COP').map((a) => [a.number, a.amount, a.paidInFull]), [[1, '331000.00', true]], 'a due installment paid whole is paid in full')
 })

@@ -70,7 +70,7 @@ t.test('an approval renders the credit with its payment applied, whether or not 
   const pending = withPaymentApplied(disbursed, approval)
   t.match(render(pending), { InstallmentsPaid: 1, Installments: [{ Status: 'paid', Outstanding: '0.00' }, { Status: 'pending' }] })
   t.equal(render(pending).OutstandingBalance, disbursed.installments[1]!.amount)
-  const applied = fold(disbursed, { type: 'ApplyPayment', orderId: 'order-1', installmentId: first.installmentId, installmentNumber: 1, amount: first.amount, collectionCosts: '0', valueDate: approval.completedAt, now: approval.completedAt })
+  const applied = fold(disbursed, { type: 'ApplyPayment', orderId: 'order-1', installmentId: first.installmentId, installmentNumber: 1, amount: first.amount, collectionCosts: '0', valueDate: approval.completedAt, orderedAt: approval.createdAt, now: approval.completedAt })
   t.equal(withPaymentApplied(applied, approval), applied, 'already applied: the credit as the read model has it')
   t.same(render(withPaymentApplied(applied, approval)), render(pending))
   t.equal(withPaymentApplied(disbursed, { ...approval, installmentId: 'no-such-installment' }), disbursed, 'an order the credit refuses changes nothing')
