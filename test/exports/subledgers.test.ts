@@ -68,5 +68,7 @@ t.test('a credit paid off before the period with money received in it is in the 
 
   const march = await exportFile(svc.runtime, svc.organizationId, { type: 'ledger-a-individual', after: '2026-03-01T00:00:00Z' })
   t.same([march.rows, march.count], [[], 0], 'a paid-off credit with nothing moving in the period stays out')
-  t.same((await file('debtors-credit-active')).rows, [], 'the active-debtor files still list only credits owed something in the period')
+  t.same((await file('debtors-credit-active')).rows, [], 'the active-debtor file still lists only credits owed something in the period')
+  t.match((await file('debtors-credit-active-invoicing-a')).rows, [{ CREDITOS_ACTIVOS: '0', INTERESES: '0.00', GASTOS_COBRANZA: '2500.00', TOTAL: '2500.00' }],
+    'the collection costs received after the payoff are invoiced in their period')
 })

@@ -3,6 +3,7 @@ import { money as decimalOf, toMoneyString } from '../../shared/money.js'
 import { defineDataSet } from '../dataSets.js'
 import { bookFigures, type BookFigures } from '../lib/bookFigures.js'
 import { date, integer, money, text } from '../lib/columns.js'
+import { subledgerCredits } from '../lib/creditScopes.js'
 import { debtorBooks, type DebtorBook } from '../lib/debtorBooks.js'
 import { phoneDigits, verificationDigitOf } from '../lib/identity.js'
 import { closingDay, periodOf } from '../lib/period.js'
@@ -12,7 +13,11 @@ interface Row {
   figures: BookFigures
   from: string | null
   to: string
+  after: string | null
 }
+
+/** Owed something at some moment of the period: not paid off before it began. */
+const isActiveIn = (credit: { paidAt: string | null }, after: string | null): boolean => after === null || credit.paidAt === null || credit.paidAt >= after
 
 /** DIAN's identification document codes (electronic invoicing). */
 export const dianDocumentCodes: Record<DocumentType, string> = { TI: '12', CC: '13', CE: '22', NIT: '31', PP: '41', PEP: '47', PPT: '48' }
@@ -27,7 +32,7 @@ export const dianDocumentCodes: Record<DocumentType, string> = { TI: '12', CC: '
  */
 export const debtorsCreditActiveInvoicingADataSet = defineDataSet({
   type: 'debtors-credit-active-invoicing-a',
-  description: 'debtors with a credit active in the period, as invoicing buyers, with interest and costs collected in it',
+  description: 'debtors with a credit active in the period or money collected on one in it, as invoicing buyers, with interest and costs collected in it',
   columns: [
     text<Row>('TIPO_PERSONA', '1 company (persona jurídica), 2 natural person', (r) => (r.book.profile.type === 'legal' ? '1' : '2')),
     text<Row>('TIPO_DOCUMENTO', 'DIAN codes: 12 TI, 13 CC, 22 CE, 31 NIT, 41 PP, 47 PEP, 48 PPT',
@@ -50,7 +55,7 @@ export const debtorsCreditActiveInvoicingADataSet = defineDataSet({
     text<Row>('CODIGO_MUNICIPIO', 'DANE municipality code', (r) => r.book.city?.daneCode),
     text<Row>('MUNICIPIO', 'municipality', (r) => r.book.city?.name),
     text<Row>('MONEDA', 'ISO 4217 code of the amounts', (r) => r.book.currency),
-    integer<Row>('CREDITOS_ACTIVOS', 'credits in this currency active in the period', (r) => r.book.credits.length),
+    integer<Row>('CREDITOS_ACTIVOS', 'credits in this currency active in the period', (r) => r.book.credits.filter(({ credit }) => isActiveIn(credit, r.after)).length),
     date<Row>('PERIODO_DESDE', 'first day invoiced (empty: since the beginning)', (r) => r.from),
     date<Row>('PERIODO_HASTA', 'last day invoiced', (r) => r.to),
     money<Row>('INTERESES', 'interest collected in the period', (r) => r.figures.interestCollected),
@@ -62,6 +67,7 @@ export const debtorsCreditActiveInvoicingADataSet = defineDataSet({
     const period = periodOf(body, context.requestedAt)
     const from = period.after === null ? null : period.after.slice(0, 10)
     const to = closingDay(period.before)
-    for await (const book of debtorBooks(context, period)) yield { book, figures: bookFigures(book, period.after), from, to }
+    // The subledgers' credits: money collected after a payoff (collection costs of a late order) is invoiced in its period too.
+    for await (const book of debtorBooks(context, period, subledgerCredits)) yield { book, figures: bookFigures(book, period.after), from, to, after: period.after }
   },
 })
