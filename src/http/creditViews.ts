@@ -5,6 +5,8 @@ import { installmentAmounts, installmentArrearsDays, isPaid, type InstallmentPos
 import { creditStates, rejectionReasonWithoutScore } from '../shared/lending.js'
 import { exact, plus, toMoneyText, ZERO } from '../shared/exactDecimal.js'
 import { toMoneyString } from '../shared/money.js'
+import { dayOf } from '../shared/amortization.js'
+import { payoffQuote } from '../shared/payoff.js'
 import { MoneyString, MoneyText, Timestamp, Uuid } from './schemas.js'
 
 const Day = Type.String({ format: 'date', description: 'YYYY-MM-DD' })
@@ -68,6 +70,9 @@ const creditFields = {
     outstandingTotal: MoneyString,
     paidTotal: MoneyString,
     waivedInterest: MoneyText('interest a payoff forgave (not accrued by its value date); 0 otherwise'),
+    payoff: Type.Union([MoneyText('what paying the credit off costs on the day shown (today; `asOf`\'s day): the amount of a `zero` order made then'), Type.Null()], {
+      description: 'null unless Desembolsado (docs/credits.md, "Paying a credit off")',
+    }),
     unapplied: Type.String({ description: 'received beyond what was owed (to refund or re-apply)' }),
   }),
   installmentsPaid: Type.Integer(),
@@ -111,6 +116,13 @@ export const installmentView = (state: CreditState, installment: InstallmentPosi
   status: installmentStatus(installment), paidAt: installment.paidAt, daysPastDue: installmentArrearsDays(state.status, installment, today),
 })
 
+/** The payoff on a day (at least the disbursement day) of a Desembolsado credit; null otherwise. */
+const payoffOn = (state: CreditState, day: string): string | null => {
+  if (state.status !== 'Desembolsado' || state.disbursedAt === null) return null
+  const disbursedDay = dayOf(state.disbursedAt)
+  return toMoneyText(payoffQuote(state.installments, disbursedDay, day < disbursedDay ? disbursedDay : day, state.currency).total, state.currency)
+}
+
 const waivedInterestOf = (state: CreditState): string =>
   toMoneyText(state.installments.reduce((sum, i) => (i.waivedInterest === undefined ? sum : plus(sum, exact(i.waivedInterest))), ZERO), state.currency)
 
@@ -135,7 +147,8 @@ export const creditSummaryView = (state: CreditState, debtor: CreditDoc['debtor'
     firstDueDate: state.firstDueDate, maturityDate: state.maturityDate,
     balances: {
       outstandingPrincipal: figures.outstandingPrincipal, outstandingInterest: figures.outstandingInterest, outstandingTotal: figures.outstandingTotal,
-      paidTotal: figures.paidTotal, waivedInterest: waivedInterestOf(state), unapplied: toMoneyString(state.unapplied, state.currency),
+      paidTotal: figures.paidTotal, waivedInterest: waivedInterestOf(state), payoff: payoffOn(state, today),
+      unapplied: toMoneyString(state.unapplied, state.currency),
     },
     installmentsPaid: figures.installmentsPaid, installmentsCount: state.installments.length, nextDueDate: figures.nextDueDate,
     daysPastDue: oldest === undefined ? 0 : installmentArrearsDays(state.status, oldest, today), score: withScore ? state.score : null,

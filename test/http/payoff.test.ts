@@ -53,6 +53,10 @@ t.test('a zero order defaults to the payoff at its value date; approved, the cre
   const { clock, svc, l, credit } = await setup(t)
   clock.advance(20 * DAY)
   const quote = (await payoffOf(l, credit.ID)).json().data.payoff
+  const shown = (await l.call('GET', `/v1/credits/${credit.ID}`)).json().data.credit
+  t.equal(shown.balances.payoff, quote.total, 'the credit shows today\'s payoff')
+  const listed = (await l.call('GET', '/v1/credits?limit=10')).json().data.find((c: { ID: string }) => c.ID === credit.ID)
+  t.equal(listed?.balances.payoff, quote.total, 'and so does the list')
   const created = await l.call('POST', zeroOrders(credit.ID), {})
   t.equal(created.statusCode, 201)
   t.equal(created.json().order.Amount, quote.total, 'the default amount is the quote')
@@ -64,7 +68,7 @@ t.test('a zero order defaults to the payoff at its value date; approved, the cre
 
   const after = (await l.call('GET', `/v1/credits/${credit.ID}`)).json().data.credit
   t.match(after, { state: 'Pagado', installmentsPaid: 12, nextDueDate: null, daysPastDue: 0,
-    balances: { outstandingTotal: '0.00', paidTotal: quote.total, waivedInterest: quote.waivedInterest, unapplied: '0.00' } })
+    balances: { outstandingTotal: '0.00', paidTotal: quote.total, waivedInterest: quote.waivedInterest, payoff: null, unapplied: '0.00' } })
   t.same(after.installments.map((i: { waivedInterest: string }) => i.waivedInterest), quote.installments.map((i: { waivedInterest: string }) => i.waivedInterest))
   const order = (await l.call('GET', `${zeroOrders(credit.ID)}/${orderId}`)).json()
   t.equal(order.Application.payoff.day, quote.date)
