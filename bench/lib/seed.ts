@@ -201,7 +201,7 @@ const webhookSend = (log: LogWriter, org: Organization, which: 'onOrder' | 'onDe
   const reference = `REF-${sendId.slice(-12)}`
   const responseBody = JSON.stringify({ ok: true, reference })
   log.run(webhookSendAggregate, sendId, started.state, {
-    type: 'CompleteWebhookSend', outcome: 'delivered', retryable: false, retryAttempts: 0, request,
+    type: 'CompleteWebhookSend', outcome: 'delivered', request,
     response: { status: 200, headers: { 'content-type': 'application/json' }, body: responseBody, bodyBytes: responseBody.length, bodyTruncated: false },
     auth: null, error: null, responseQueryResults: { reference }, durationMs: 42, now,
   }, sendContext, now)

@@ -144,8 +144,6 @@ const knownTypes = {
   WebhookCreated: true,
   WebhookSendCompleted: true,
   WebhookSendOutcomeUnknown: true,
-  WebhookSendRetryReleased: true,
-  WebhookSendRetryScheduled: true,
   WebhookSendStarted: true,
   WebhookUpdated: true,
 } as const satisfies Record<DomainEventType, true>

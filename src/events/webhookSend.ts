@@ -24,13 +24,6 @@ export interface SendTrigger {
    */
   originalSendId?: string
   originalType?: SendTriggerType
-  /**
-   * An automatic retry of an automatic send that did not reach its
-   * destination: 1 for the first retry. Absent on every other send. A retry
-   * keeps the original's trigger type and event, and names it in
-   * `originalSendId` / `originalType`.
-   */
-  attempt?: number
 }
 
 /** An HTTP request as recorded: credentials in headers masked, body cut at WEBHOOK_LOG_BODY_MAX_BYTES. */
@@ -110,34 +103,4 @@ export type WebhookSendOutcomeUnknown = Event<'WebhookSendOutcomeUnknown', {
   recordedAt: string
 }>
 
-/** The send a retry will make: its id, its number and the trigger it records. */
-export interface ScheduledRetry {
-  retrySendId: string
-  attempt: number
-  trigger: SendTrigger
-  creditId: string | null
-  orderId: string | null
-}
-
-/**
- * An automatic send failed without reaching its destination (or was told
- * 429 / 503): another attempt is due at `dueAt`. Appended with the failed
- * outcome, on the failed send's stream.
- */
-export type WebhookSendRetryScheduled = Event<'WebhookSendRetryScheduled', ScheduledRetry & {
-  sendId: string
-  organizationId: string
-  webhookId: string | null
-  dueAt: string
-  scheduledAt: string
-}>
-
-/** The retry's time came (the `webhookRetries` job): the retry process sends it, once, under `retrySendId`. */
-export type WebhookSendRetryReleased = Event<'WebhookSendRetryReleased', ScheduledRetry & {
-  sendId: string
-  organizationId: string
-  webhookId: string | null
-  releasedAt: string
-}>
-
-export type WebhookSendEvent = WebhookSendStarted | WebhookSendCompleted | WebhookSendOutcomeUnknown | WebhookSendRetryScheduled | WebhookSendRetryReleased
+export type WebhookSendEvent = WebhookSendStarted | WebhookSendCompleted | WebhookSendOutcomeUnknown

@@ -26,9 +26,8 @@ const originOf = async (services: Services, organizationId: string, log: Webhook
   let current = log
   for (let hops = 0; ; hops++) {
     const { type, logId, originalSendId, originalType } = current.trigger
-    // A manual re-send or an automatic retry names the send it repeats.
-    if (originalSendId !== undefined && originalType !== undefined) return { sendId: originalSendId, type: originalType }
     if (type !== 'manual') return { sendId: current._id, type }
+    if (originalSendId !== undefined && originalType !== undefined) return { sendId: originalSendId, type: originalType }
     const previous = hops < MAX_CHAIN && logId !== null ? await services.queries.webhookSends.get(organizationId, logId) : null
     if (previous === null) return { sendId: current._id, type }
     current = previous

@@ -100,14 +100,7 @@ export const SendLog = Type.Object({
   ID: Uuid,
   webhookID: Nullable(Uuid),
   tag: Type.String(),
-  trigger: Type.Object({
-    type: Type.String(), eventID: Nullable(Type.String()), logID: Nullable(Type.String()),
-    attempt: Type.Integer({ description: 'automatic retries: 1 for the first retry of a send that reached nothing; 0 otherwise' }),
-    retryOf: Nullable(Type.String({ description: 'for an automatic retry, the send it repeats the message of (the first attempt); null otherwise' })),
-  }),
-  retry: Nullable(Type.Object({
-    ID: Type.String({ description: 'the log the retry will be recorded under' }), attempt: Type.Integer(), dueAt: Timestamp,
-  }, { description: 'the automatic retry this failed send scheduled (docs/webhooks.md, "Automatic retries"); null when none' })),
+  trigger: Type.Object({ type: Type.String(), eventID: Nullable(Type.String()), logID: Nullable(Type.String()) }),
   creditID: Nullable(Type.String()),
   orderID: Nullable(Type.String()),
   status: Type.String({ enum: ['started', 'delivered', 'failed', 'unknown'] }),
@@ -124,11 +117,7 @@ export const SendLog = Type.Object({
 
 export const sendLogView = (doc: WebhookSendDoc) => ({
   ID: doc._id, webhookID: doc.webhookId, tag: doc.tag,
-  trigger: {
-    type: doc.trigger.type, eventID: doc.trigger.eventId, logID: doc.trigger.logId, attempt: doc.trigger.attempt ?? 0,
-    retryOf: doc.trigger.attempt === undefined ? null : doc.trigger.originalSendId ?? null,
-  },
-  retry: doc.retry === undefined ? null : { ID: doc.retry.sendId, attempt: doc.retry.attempt, dueAt: doc.retry.dueAt },
+  trigger: { type: doc.trigger.type, eventID: doc.trigger.eventId, logID: doc.trigger.logId },
   creditID: doc.creditId, orderID: doc.orderId, status: doc.status, request: doc.request, response: doc.response, auth: doc.auth,
   error: doc.error, responseQueryResults: doc.responseQueryResults, responseQueryResultsCut: doc.responseQueryResultsCut ?? [], durationMs: doc.durationMs,
   startedAt: doc.startedAt, completedAt: doc.completedAt,

@@ -12,8 +12,7 @@ import { creditLimitExpiryJob } from './creditLimitExpiry.js'
 import { registrationRecoveryJob } from './registrationRecovery.js'
 import { creditScoringProcess } from './creditScoring.js'
 import { creditExposureProcess } from './creditExposure.js'
-import { webhookFiringProcess, webhookRetryProcess } from './webhookFiring.js'
-import { webhookRetriesJob } from './webhookRetries.js'
+import { webhookFiringProcess } from './webhookFiring.js'
 
 /** Every process manager of the service. */
 export const allProcesses: ReadonlyArray<ProcessManager<Services>> = [
@@ -27,7 +26,6 @@ export const allProcesses: ReadonlyArray<ProcessManager<Services>> = [
   creditScoringProcess,
   creditExposureProcess,
   webhookFiringProcess,
-  webhookRetryProcess,
 ]
 
 /** Every node-cron job of the service. */
@@ -36,5 +34,4 @@ export const allJobs: ReadonlyArray<ScheduledJob<Services>> = [
   paymentOutcomesJob,
   creditLimitExpiryJob,
   registrationRecoveryJob,
-  webhookRetriesJob,
 ]

@@ -1,16 +1,13 @@
 import { creditLineAggregate } from '../commands/creditLine.js'
 import type { CommandContext } from '../commands/handler.js'
 import type { RecordedOf } from '../events/catalogue.js'
-import type { SendTrigger, WebhookSendRetryReleased } from '../events/webhookSend.js'
-import { creditAggregate } from '../commands/credit.js'
-import { paymentOrderAggregate } from '../commands/paymentOrder.js'
 import type { Services } from '../services.js'
 import { deterministicIdAfter } from '../shared/ids.js'
 import { contextFor, templateContextOf } from '../webhooks/context.js'
 import type { FiringWebhook, WebhookLinks } from '../webhooks/runtime.js'
 import type { ResponseValues } from '../projections/webhookResponseValues.js'
 import { WebhookSender, type SendRequest, type StartedSend } from '../webhooks/sender.js'
-import { fromWebhookLookup, loadSource, withPaymentApplied } from '../webhooks/source.js'
+import { fromWebhookLookup, loadSource } from '../webhooks/source.js'
 import { defineProcess, type BatchOutcome } from './process.js'
 
 const triggerTypes = ['PaymentOrderApproved', 'CreditDisbursed'] as const
@@ -135,36 +132,20 @@ const startInOrder = async (plan: FiringPlan, services: Services): Promise<void>
   if (failure !== undefined) throw failure.reason
 }
 
-/** Which sends a plan makes of a trigger: the firing's own, or one retry. */
-interface Sends {
-  webhooks: readonly FiringWebhook[]
-  sendId(webhook: FiringWebhook): string
-  trigger: SendTrigger
-  /** The Standard Webhooks message id (default: the send's id). */
-  messageId?: string
-  /** The firing renders approvals in flight (see ApprovalsInFlight); a retry, long after, renders the credit with its own payment applied. */
-  inFlight: boolean
-}
-
-const firingSends = (event: Trigger, webhooks: readonly FiringWebhook[]): Sends => ({
-  webhooks, sendId: (webhook) => firingSendId(event.id, webhook.id), trigger: { type: event.type, eventId: event.id, logId: null }, inFlight: true,
-})
-
 /** What a trigger sends, read once: null when it sends nothing. */
-const prepare = async (event: Trigger, services: Services, sends: Sends): Promise<FiringPlan | null> => {
-  const { webhooks } = sends
+const prepare = async (event: Trigger, services: Services): Promise<FiringPlan | null> => {
+  const webhooks = await linkedWebhooks(event, services)
   if (webhooks.length === 0) return null
   const { organizationId, creditId } = event.data
   const approval = event.type === 'PaymentOrderApproved' ? event.data : null
   const orderId = approval?.orderId ?? null
-  const loaded = await loadSource(services, {
-    organizationId, creditId, orderId, approval: sends.inFlight ? approval : null,
+  const source = await loadSource(services, {
+    organizationId, creditId, orderId, approval,
     trigger: {
       Type: event.type, OriginalType: event.type, EventID: event.id, LogID: '',
       OccurredAt: event.type === 'PaymentOrderApproved' ? event.data.completedAt : event.data.disbursedAt,
     },
   })
-  const source = loaded === null || sends.inFlight || approval === null ? loaded : { ...loaded, credit: withPaymentApplied(loaded.credit, approval) }
   if (source === null) {
     // Only a failed credits projection (see /v1/health) leaves a trigger's credit out of the read model.
     services.logger.error({ event: event.id, creditId }, 'webhook firing skipped: the credit is not in the read model')
@@ -178,11 +159,11 @@ const prepare = async (event: Trigger, services: Services, sends: Sends): Promis
     values: source.values,
     currentValues: () => services.queries.webhookResponseValues.forCredit(organizationId, creditId),
     requestFor: (webhook, values) => {
-      const sendId = sends.sendId(webhook)
+      const sendId = firingSendId(event.id, webhook.id)
       return {
         sendId, organizationId, webhookId: webhook.id, configuration: webhook.configuration,
         context: contextFor({ ...context, Trigger: { ...context.Trigger, SendID: sendId } }, webhook), fromWebhook: fromWebhookLookup(values),
-        trigger: sends.trigger, creditId, orderId, commandContext, ...(sends.messageId === undefined ? {} : { messageId: sends.messageId }),
+        trigger: { type: event.type, eventId: event.id, logId: null }, creditId, orderId, commandContext,
       }
     },
   }
@@ -200,7 +181,7 @@ const prepare = async (event: Trigger, services: Services, sends: Sends): Promis
 const fireBatch = async (triggers: readonly Trigger[], services: Services): Promise<BatchOutcome> => {
   // Taken in log order before the reads run in parallel: each approval then renders the earlier ones applied.
   for (const trigger of triggers) if (trigger.type === 'PaymentOrderApproved') services.webhooks.approvals.take(trigger.data)
-  const plans = await Promise.allSettled(triggers.map(async (trigger) => prepare(trigger, services, firingSends(trigger, await linkedWebhooks(trigger, services)))))
+  const plans = await Promise.allSettled(triggers.map((trigger) => prepare(trigger, services)))
   const firings = plans.map(async (plan) => {
     if (plan.status === 'rejected') throw plan.reason
     if (plan.value !== null) await startInOrder(plan.value, services)
@@ -212,56 +193,13 @@ const fireBatch = async (triggers: readonly Trigger[], services: Services): Prom
 }
 
 /**
- * Makes one scheduled retry of a failed automatic send (`WebhookSendRetryReleased`):
- * the trigger read again from its stream, the webhook as it is now, rendered
- * as the firing renders and recorded under the retry's own id, so a
- * redelivery sends nothing. A webhook archived or gone since is not retried.
- */
-export const fireRetry = async (released: WebhookSendRetryReleased['data'], services: Services): Promise<void> => {
-  const { webhookId, organizationId, retrySendId, trigger } = released
-  const webhook = webhookId === null ? null : await services.webhooks.directory.webhook(webhookId)
-  if (webhook === null || webhook.archived || webhook.organizationId !== organizationId) {
-    services.logger.info({ sendId: released.sendId, webhookId }, 'webhook retry dropped: the webhook is archived or gone')
-    return
-  }
-  const event = await triggerOf(released, services)
-  if (event === null) {
-    services.logger.error({ sendId: released.sendId, eventId: trigger.eventId }, 'webhook retry dropped: its trigger event was not found')
-    return
-  }
-  const plan = await prepare(event, services, {
-    webhooks: [webhook], sendId: () => retrySendId, trigger, messageId: trigger.originalSendId ?? released.sendId, inFlight: false,
-  })
-  if (plan !== null) await startInOrder(plan, services)
-}
-
-/** The event a send's trigger names, read from the order's or the credit's stream (a few events each). */
-const triggerOf = async (released: WebhookSendRetryReleased['data'], services: Services): Promise<Trigger | null> => {
-  const { trigger, orderId, creditId } = released
-  const streamId = trigger.type === 'PaymentOrderApproved' ? `${paymentOrderAggregate.streamType}-${orderId}` : `${creditAggregate.streamType}-${creditId}`
-  for await (const event of services.history(streamId)) {
-    if (event.id !== trigger.eventId) continue
-    return event.type === 'PaymentOrderApproved' || event.type === 'CreditDisbursed' ? event : null
-  }
-  return null
-}
-
-/** Sends each released retry (see fireRetry). */
-export const webhookRetryProcess = defineProcess<Services, 'WebhookSendRetryReleased'>({
-  name: 'webhookRetry',
-  handles: ['WebhookSendRetryReleased'],
-  handle: (event, services) => fireRetry(event.data, services),
-})
-
-/**
  * Fires the webhooks a credit line links: `onOrderWebhooks` when one of its
  * payment orders is approved, `onDeliveredWebhooks` when a credit reaches
  * Desembolsado. Each (trigger event, webhook) pair is sent at most once: its
  * start is recorded under a deterministic id before anything leaves, and
  * the supervisor's batch is handled once every send of its triggers has
  * started, while the exchanges finish concurrently within
- * WEBHOOK_CONCURRENCY. A failed send that reached nothing is retried later
- * (WebhookSendRetryScheduled); any other failure is a person's to re-send.
+ * WEBHOOK_CONCURRENCY. Failed sends are not retried; people re-send them.
  */
 export const webhookFiringProcess = defineProcess<Services, (typeof triggerTypes)[number]>({
   name: 'webhookFiring',

@@ -11,19 +11,7 @@ export type WebhookSendDoc = Omit<WebhookSendStarted['data'], 'sendId'>
     status: 'started' | 'delivered' | 'failed' | 'unknown'
     durationMs: number | null
     completedAt: string | null
-    /** The automatic retry this failed send scheduled (absent when none was). */
-    retry?: { sendId: string; attempt: number; dueAt: string }
   }
-
-/** A scheduled retry not yet released: what the `webhookRetries` job reads. */
-export interface DueRetryDoc {
-  _id: string
-  _position?: number
-  organizationId: string
-  /** The failed send, on whose stream the retry is released. */
-  failedSendId: string
-  dueAt: string
-}
 
 type Outcome = Pick<WebhookSendDoc, 'status' | 'request' | 'response' | 'auth' | 'error' | 'responseQueryResults' | 'responseQueryResultsCut' | 'durationMs' | 'completedAt'>
 
@@ -35,8 +23,6 @@ const withOutcome = (doc: WebhookSendDoc, outcome: Outcome, position: number): W
   startedAt: doc.startedAt, completedAt: outcome.completedAt, _position: position,
 })
 
-const retries = { name: 'webhook_send_retries', indexes: [{ dueAt: 1 }] } as const
-
 const collection = {
   name: 'webhook_sends',
   // A webhook's log is read newest first, a page at a time.
@@ -45,11 +31,10 @@ const collection = {
 
 export const webhookSendsProjection = defineProjection({
   name: 'webhookSends',
-  handles: ['WebhookSendStarted', 'WebhookSendCompleted', 'WebhookSendOutcomeUnknown', 'WebhookSendRetryScheduled', 'WebhookSendRetryReleased'],
-  collections: [collection, retries],
+  handles: ['WebhookSendStarted', 'WebhookSendCompleted', 'WebhookSendOutcomeUnknown'],
+  collections: [collection],
   async project(store, event, position) {
     const docs = store.collection<WebhookSendDoc>(collection)
-    const due = store.collection<DueRetryDoc>(retries)
     switch (event.type) {
       case 'WebhookSendStarted': {
         const { sendId, organizationId, webhookId, tag, trigger, creditId, orderId, request, startedAt } = event.data
@@ -69,13 +54,6 @@ export const webhookSendsProjection = defineProjection({
           status: 'unknown', request: doc.request, response: doc.response, auth: doc.auth, error: { code: 'OUTCOME_UNKNOWN', message: event.data.reason },
           responseQueryResults: doc.responseQueryResults, responseQueryResultsCut: doc.responseQueryResultsCut, durationMs: doc.durationMs, completedAt: event.data.recordedAt,
         }, position))
-      case 'WebhookSendRetryScheduled': {
-        const { sendId, organizationId, retrySendId, attempt, dueAt } = event.data
-        await updateAt(docs, sendId, position, (doc) => ({ ...doc, retry: { sendId: retrySendId, attempt, dueAt }, _position: position }))
-        return applyAt(due, retrySendId, position, () => ({ _id: retrySendId, organizationId, failedSendId: sendId, dueAt, _position: position }))
-      }
-      case 'WebhookSendRetryReleased':
-        return applyAt(due, event.data.retrySendId, position, () => null)
       default: {
         const _never: never = event
         return _never
@@ -99,10 +77,7 @@ export const webhookSendQueries = (store: ReadStore) => {
     ])
     return { items, total }
   }
-  const dueRetries = store.collection<DueRetryDoc>(retries)
   return {
-    /** Retries whose time has come, oldest first. */
-    dueRetries: (now: string, limit: number) => dueRetries.find({ dueAt: { $lte: now } }, { sort: { dueAt: 1, _id: 1 }, limit }),
     get: async (organizationId: string, sendId: string) => {
       const doc = await docs.get(sendId)
       return doc !== null && doc.organizationId === organizationId ? doc : null

@@ -28,8 +28,6 @@ export interface Exchange {
   response: IncomingResponse | null
   error: SendError | null
   durationMs: number
-  /** The destination refused the connection: nothing of the request reached it. */
-  connectionRefused?: boolean
 }
 
 export interface HttpOptions {
@@ -113,10 +111,7 @@ export const exchange = async (outgoing: OutgoingRequest, options: HttpOptions):
       durationMs: Math.round(now() - started),
     }
   } catch (error) {
-    return {
-      request: outgoing, response: null, error: describeFailure(error, options.timeoutMs, controller.signal.aborted), durationMs: Math.round(now() - started),
-      connectionRefused: !controller.signal.aborted && causeCode(error) === 'ECONNREFUSED',
-    }
+    return { request: outgoing, response: null, error: describeFailure(error, options.timeoutMs, controller.signal.aborted), durationMs: Math.round(now() - started) }
   } finally {
     clearTimeout(timer)
   }

@@ -1,7 +1,6 @@
 import type { Agent } from 'undici'
 import type { CommandContext } from '../commands/handler.js'
 import { webhookSendAggregate } from '../commands/webhookSend.js'
-import { isRetryableFailure } from '../commands/webhookRetryPolicy.js'
 import type { WebhookConfiguration } from '../events/webhook.js'
 import type { RecordedAuthExchange, SendError, SendTrigger, WebhookSendCompleted } from '../events/webhookSend.js'
 import { breakerKey, isRefusal, type Admission, type ExchangeEnding, type Refusal } from './breaker.js'
@@ -209,11 +208,9 @@ export class WebhookSender {
       auth: recordAuth(rules),
     })
     const logged = view(finalRecorders.log)
-    const retryable = !delivered && isRetryableFailure(outcome.error, response, outcome.exchange?.connectionRefused === true)
     const { position } = await services.commands.execute(webhookSendAggregate, request.sendId, {
       type: 'CompleteWebhookSend', outcome: delivered ? 'delivered' : 'failed', ...logged, error: outcome.error,
-      responseQueryResults, responseQueryResultsCut, durationMs, retryable, retryAttempts: services.config.webhookRetryAttempts,
-      now: services.clock.now().toISOString(),
+      responseQueryResults, responseQueryResultsCut, durationMs, now: services.clock.now().toISOString(),
     }, request.commandContext)
     const report = (): SendReport => ({
       sendId: request.sendId, outcome: delivered ? 'delivered' : 'failed', ...view(finalRecorders.answer), error: outcome.error,
