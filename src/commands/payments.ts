@@ -187,7 +187,12 @@ const owedByOrder = (credit: CreditState, installmentId: string, paymentDate: st
     return amount === null ? null : { amount, what: 'what is owed', whole: false }
   }
   const day = payoffDay(credit.installments, credit.disbursedAt, paymentDate, now)
-  return { amount: payoffQuote(credit.installments, dayOf(credit.disbursedAt), day, credit.currency).total, what: `the payoff on ${day}`, whole: true }
+  const amount = payoffQuote(credit.installments, dayOf(credit.disbursedAt), day, credit.currency).total
+  if (isZero(amount)) {
+    // Only interest not accrued yet is owed (every principal paid ahead): nothing to pay off on that day.
+    throw new AppError('CONFLICT', `the payoff on ${day} is 0: no principal is owed and no interest has accrued; pay the installments as they fall due`, { day })
+  }
+  return { amount, what: `the payoff on ${day}`, whole: true }
 }
 
 /** What an order may pay: at most `amount`, and exactly that when `whole` (a `zero` order pays the credit off). */

@@ -52,7 +52,7 @@ export type PaymentOrderApproved = Event<'PaymentOrderApproved', Pick<PaymentOrd
   /** Milliseconds from creation to completion. */
   processingTime: number
   completedAt: string
-  /** The order's value date (`PaymentDate`), which a payoff is weighed on; absent on approvals recorded before payoffs were (then `completedAt`). */
+  /** The order's value date (`PaymentDate`), which a payoff is weighed on; absent on approvals recorded before payoffs were (the applier then reads the order's). */
   paymentDate?: string
 }>
 

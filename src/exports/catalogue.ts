@@ -89,7 +89,8 @@ export const exportBodySchemas = {
   'debtors-credit-active': body('debtors-credit-active', 'debtors with a credit active in the period (disbursed before its end, not paid off ' +
     'before its start), per debtor and currency, with what they owed at its end', period),
   'debtors-credit-active-invoicing-a': body('debtors-credit-active-invoicing-a',
-    'debtors with a credit active in the period, invoicing format A, with the interest and collection costs collected in it', period),
+    'debtors with a credit active in the period, or with interest or collection costs collected in it on one paid off before, invoicing format A, '
+    + 'with what was collected in it', period),
   'reports': body('reports', 'a report of chosen columns', {
     ...period,
     format: Type.Optional(Type.Literal('consolidated', { default: 'consolidated', description: 'one row per item of the sources (the only format)' })),

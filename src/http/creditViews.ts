@@ -70,7 +70,7 @@ const creditFields = {
     outstandingTotal: MoneyString,
     paidTotal: MoneyString,
     waivedInterest: MoneyText('interest a payoff forgave (not accrued by its value date); 0 otherwise'),
-    payoff: Type.Union([MoneyText('what paying the credit off costs on the day shown (today; `asOf`\'s day): the amount of a `zero` order made then'), Type.Null()], {
+    payoff: Type.Union([MoneyText('what paying the credit off costs on the day arrears are counted to (today, or an earlier `asOf`\'s): the amount of a `zero` order made then'), Type.Null()], {
       description: 'null unless Desembolsado (docs/credits.md, "Paying a credit off")',
     }),
     unapplied: Type.String({ description: 'received beyond what was owed (to refund or re-apply)' }),

@@ -14,7 +14,7 @@ import { failures, MoneyInput, MoneyString, OrganizationHeaders, PageQuery, Pagi
 
 const InstallmentRef = Type.String({
   pattern: `^(${ZERO_INSTALLMENT}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$`,
-  description: 'an installment id, or `zero`: a full-flow payment that pays the credit off (the payoff at the order\'s value date; InstallmentNumber 0)',
+  description: 'an installment id, or `zero`: a full-flow payment that pays the credit off (the payoff on the day weighed, see GET /v1/payables/{creditid}/payoff; InstallmentNumber 0)',
 })
 const InstallmentParams = Type.Object({ creditid: Uuid, installmentid: InstallmentRef })
 const OrderParams = Type.Object({ creditid: Uuid, installmentid: InstallmentRef, orderid: Uuid })
@@ -64,7 +64,7 @@ export const PaymentOrder = Type.Object({
   Application: Type.Union([Type.Null(), Type.Object({
     appliedAmount: MoneyString, unappliedAmount: MoneyString, appliedAt: Timestamp, allocations: Type.Array(Allocation),
     payoff: Type.Optional(Type.Object({
-      day: Type.String({ format: 'date', description: 'the value day the payoff was weighed on (the order\'s PaymentDate)' }),
+      day: Type.String({ format: 'date', description: 'the day the payoff was weighed on: the order\'s PaymentDate, or a later due date on or before the order\'s creation (docs/credits.md)' }),
       waivers: Type.Array(Type.Object({ installmentId: Type.String(), number: Type.Integer(), interest: MoneyString }), {
         description: 'interest of periods not accrued by that day, forgiven per installment',
       }),
@@ -132,8 +132,8 @@ export const payableRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     schema: {
       summary: 'Create a payment order for an installment (or `zero`: the payoff) and start its provider\'s flow',
       description: 'The credit must be Desembolsado and the installment unpaid. `Amount` defaults to what the installment owes and may not ' +
-        'exceed it; for `zero` it is the payoff at the order\'s value date (`Date`; GET /v1/payables/{creditid}/payoff quotes it), and anything ' +
-        'else is refused. It is applied to the debt, `CollectionCosts` are charged on top. `Provider` defaults to the line\'s. ' +
+        'exceed it; for `zero` it is the payoff on the order\'s value date (`Date`; GET /v1/payables/{creditid}/payoff quotes it), and anything ' +
+        'else is refused (409 CONFLICT when that payoff is 0). It is applied to the debt, `CollectionCosts` are charged on top. `Provider` defaults to the line\'s. ' +
         '`Key` is an idempotency key per credit: the same Key with the same body answers 200 with the order it created, with another body ' +
         '409 IDEMPOTENCY_KEY_REUSED; concurrent duplicates create one order.\n\n' + STATUSES,
       tags: ['Payment orders'],

@@ -4,7 +4,7 @@ import type { Services } from '../services.js'
 import { dayOf } from '../shared/amortization.js'
 import { AppError, invalidFields, notFound } from '../shared/errors.js'
 import { toMoneyText } from '../shared/exactDecimal.js'
-import { payoffQuote } from '../shared/payoff.js'
+import { payoffDay, payoffQuote } from '../shared/payoff.js'
 import { organizationOf } from './context.js'
 import { failures, MoneyString, OrganizationHeaders, Uuid } from './schemas.js'
 
@@ -14,6 +14,7 @@ const Payoff = Type.Object({
   creditId: Uuid,
   currency: Type.String(),
   date: Day,
+  weighedOn: Type.String({ format: 'date', description: 'the day the payoff is weighed on: `date`, or the last due date up to today when `date` is before it (an installment already due is owed whole)' }),
   principal: MoneyString,
   interest: MoneyString,
   total: MoneyString,
@@ -36,9 +37,10 @@ export const payoffRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     config: { organization: 'header', permissions: ['ReadCredit'] },
     schema: {
       summary: 'What paying the credit off on a day costs: the principal, the interest accrued by then, and the interest of later periods forgiven',
-      description: 'A `zero` order whose value date (`Date`) is that day pays `total` by default and may not pay more; approved, it settles the ' +
-        'credit (Pagado) and forgives `waivedInterest`. A day after today quotes it as if nothing else were paid meanwhile. The credit must be ' +
-        'Desembolsado (409 CREDIT_NOT_PAYABLE otherwise); `date` from its disbursement day on, default today (UTC).',
+      description: 'A `zero` order made today whose value date (`Date`) is on that day must pay `total` (its default); approved, it settles ' +
+        'the credit (Pagado) and forgives `waivedInterest`. A day before the last due date up to today is weighed on that due date ' +
+        '(`weighedOn`): an installment already due is owed whole. A day after today is quoted as if nothing else were paid meanwhile. The ' +
+        'credit must be Desembolsado (409 CREDIT_NOT_PAYABLE otherwise); `date` from its disbursement day on, default today (UTC).',
       tags: ['Payment orders'],
       headers: OrganizationHeaders,
       params: Type.Object({ creditid: Uuid }),
@@ -53,13 +55,16 @@ export const payoffRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       throw new AppError('CREDIT_NOT_PAYABLE', `only a Desembolsado credit has a payoff; this one is ${credit.status}`, { state: credit.status })
     }
     const disbursedDay = dayOf(credit.disbursedAt)
-    const day = request.query.date ?? dayOf(clock.now())
-    if (day < disbursedDay) throw invalidFields([{ field: 'querystring.date', message: `must not be before the credit's disbursement (${disbursedDay})` }])
+    const now = clock.now().toISOString()
+    const asked = request.query.date ?? dayOf(now)
+    if (asked < disbursedDay) throw invalidFields([{ field: 'querystring.date', message: `must not be before the credit's disbursement (${disbursedDay})` }])
     const { currency } = credit
+    // Weighed as a zero order made now with that value date would be.
+    const day = payoffDay(credit.installments, credit.disbursedAt, `${asked}T00:00:00.000Z`, now)
     const quote = payoffQuote(credit.installments, disbursedDay, day, currency)
     const text = (amount: Parameters<typeof toMoneyText>[0]) => toMoneyText(amount, currency)
     return { status: 'success' as const, data: { payoff: {
-      creditId, currency, date: day, principal: text(quote.principal), interest: text(quote.interest), total: text(quote.total), waivedInterest: text(quote.waived),
+      creditId, currency, date: asked, weighedOn: day, principal: text(quote.principal), interest: text(quote.interest), total: text(quote.total), waivedInterest: text(quote.waived),
       installments: quote.lines.map((line) => ({
         ID: line.installmentId, number: line.number, dueDate: line.dueDate, principal: text(line.principal), interest: text(line.interest), waivedInterest: text(line.waived),
       })),

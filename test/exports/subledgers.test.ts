@@ -30,19 +30,27 @@ const monthlyBlob = async (svc: TestApp, producedAt: string): Promise<Array<Reco
   return rows.map((cells) => Object.fromEntries(header.map((name, i) => [name, cells[i] ?? ''])))
 }
 
-t.test('a credit paid off before the period with money received in it is in the subledgers and the monthly close, so 2595 and 4195 reconcile with ledger-a', async (t) => {
+/**
+ * A credit paid off on 2026-01-20 by a zero order, and a second zero order (`late`'s body) approved on 2026-02-10: both
+ * dated the disbursement day, so the payoff is the principal alone (no interest accrued yet). The clock ends on 2026-03-01.
+ */
+const paidOffThenPaidAgain = async (t: Parameters<typeof createTestApp>[0], late: Record<string, string>) => {
   const clock = new ManualClock('2026-01-05T15:00:00.000Z')
   const svc = await createTestApp(t, { clock, config: { accessTokenTtl: 90 * 86_400 } })
   const l = await lending(svc)
   const credit = await l.disbursedCredit()
-  // Both orders are dated the disbursement day: the payoff then is the principal alone (no interest accrued yet).
   const payoff = (await l.call('POST', ordersOf(credit.ID), { Key: 'z1' })).json().order.ID
-  const duplicate = (await l.call('POST', ordersOf(credit.ID), { Key: 'z2', CollectionCosts: '2500.00' })).json().order.ID
+  const duplicate = (await l.call('POST', ordersOf(credit.ID), { Key: 'z2', ...late })).json().order.ID
   clock.set('2026-01-20T10:00:00.000Z')
   await approve(svc, l, credit.ID, payoff)
   clock.set('2026-02-10T10:00:00.000Z')
   await approve(svc, l, credit.ID, duplicate)
   clock.set('2026-03-01T00:25:00.000Z')
+  return { svc, credit }
+}
+
+t.test('a credit paid off before the period with money received in it is in the subledgers and the monthly close, so 2595 and 4195 reconcile with ledger-a', async (t) => {
+  const { svc, credit } = await paidOffThenPaidAgain(t, { CollectionCosts: '2500.00' })
 
   const february = { after: '2026-02-01T00:00:00Z', before: '2026-03-01T00:00:00Z' }
   const file = (type: string) => exportFile(svc.runtime, svc.organizationId, { type, ...february })
@@ -71,4 +79,12 @@ t.test('a credit paid off before the period with money received in it is in the 
   t.same((await file('debtors-credit-active')).rows, [], 'the active-debtor file still lists only credits owed something in the period')
   t.match((await file('debtors-credit-active-invoicing-a')).rows, [{ CREDITOS_ACTIVOS: '0', INTERESES: '0.00', GASTOS_COBRANZA: '2500.00', TOTAL: '2500.00' }],
     'the collection costs received after the payoff are invoiced in their period')
+})
+
+t.test('money received after a payoff with nothing to invoice (no collection costs) leaves its debtor out of the invoicing file', async (t) => {
+  const { svc, credit } = await paidOffThenPaidAgain(t, {})
+  const february = { after: '2026-02-01T00:00:00Z', before: '2026-03-01T00:00:00Z' }
+  t.match((await exportFile(svc.runtime, svc.organizationId, { type: 'ledger-a-individual', ...february })).rows, [{ credit_id: credit.ID, unapplied: '1000000.00' }],
+    'the subledger has the money, owed back to the debtor')
+  t.same((await exportFile(svc.runtime, svc.organizationId, { type: 'debtors-credit-active-invoicing-a', ...february })).rows, [], 'nothing of it is income to invoice')
 })

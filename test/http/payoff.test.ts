@@ -111,6 +111,9 @@ t.test('a zero order dated earlier is weighed on its value date, but owes whole 
   const onDueDate = (await payoffOf(l, late.ID, `?date=${late.installments[0]?.dueDate}`)).json().data.payoff
   t.equal(asked, onDueDate.total, 'made after the first due date, dated before it: weighed on that due date, its interest owed whole')
   t.equal(onDueDate.interest, late.installments[0]?.interest)
+  const quotedEarlier = (await payoffOf(l, late.ID, `?date=${lateDated.slice(0, 10)}`)).json().data.payoff
+  t.match(quotedEarlier, { date: lateDated.slice(0, 10), weighedOn: late.installments[0]?.dueDate, total: asked },
+    'the quote of that earlier day is weighed as the order made now is, and says so')
 })
 
 t.test('the payoff after an installment is paid: the next period accrues from its due date', async (t) => {

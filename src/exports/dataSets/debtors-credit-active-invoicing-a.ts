@@ -32,7 +32,7 @@ export const dianDocumentCodes: Record<DocumentType, string> = { TI: '12', CC: '
  */
 export const debtorsCreditActiveInvoicingADataSet = defineDataSet({
   type: 'debtors-credit-active-invoicing-a',
-  description: 'debtors with a credit active in the period or money collected on one in it, as invoicing buyers, with interest and costs collected in it',
+  description: 'debtors with a credit active in the period, or interest or collection costs collected in it on one paid off before, as invoicing buyers',
   columns: [
     text<Row>('TIPO_PERSONA', '1 company (persona jurídica), 2 natural person', (r) => (r.book.profile.type === 'legal' ? '1' : '2')),
     text<Row>('TIPO_DOCUMENTO', 'DIAN codes: 12 TI, 13 CC, 22 CE, 31 NIT, 41 PP, 47 PEP, 48 PPT',
@@ -68,6 +68,11 @@ export const debtorsCreditActiveInvoicingADataSet = defineDataSet({
     const from = period.after === null ? null : period.after.slice(0, 10)
     const to = closingDay(period.before)
     // The subledgers' credits: money collected after a payoff (collection costs of a late order) is invoiced in its period too.
-    for await (const book of debtorBooks(context, period, subledgerCredits)) yield { book, figures: bookFigures(book, period.after), from, to, after: period.after }
+    for await (const book of debtorBooks(context, period, subledgerCredits)) {
+      const row = { book, figures: bookFigures(book, period.after), from, to, after: period.after }
+      // A debtor whose credits were all paid off before the period is a buyer only of what was collected on them in it.
+      const invoiced = decimalOf(row.figures.interestCollected).plus(row.figures.collectionCosts)
+      if (book.credits.some(({ credit }) => isActiveIn(credit, period.after)) || !invoiced.isZero()) yield row
+    }
   },
 })
