@@ -149,3 +149,24 @@ t.test('the payoff route refuses what it cannot quote, in the envelope', async (
   const noCredits = await memberToken(svc, svc.organizationId, ['ReadOrder'])
   t.equal((await l.call('GET', `/v1/payables/${credit.ID}/payoff`, undefined, noCredits)).statusCode, 403)
 })
+
+t.test('a payoff of 0 (every principal paid ahead, no interest accrued yet) is refused rather than ordered for 0', async (t) => {
+  const { l } = await setup(t)
+  // 100 JPY over 36 months at 600 %: every installment but the last pays interest only (principal 0).
+  const creditLineId = await l.createLine({ currency: 'JPY', principalMin: '100', principalMax: '100000', principalDefault: '100', rate: '600', timeMin: 6, timeMax: 36, timeDefault: 36 })
+  const credit = await l.disbursedCredit({ creditLineId })
+  const last = credit.installments.at(-1)
+  if (last === undefined) throw new Error('no installment')
+  t.same([credit.installments[0]?.principal, last.principal], ['0', '100'])
+  const url = `/v1/payables/${credit.ID}/installments/${last.ID}/orders`
+  const order = (await l.call('POST', url, {})).json().order
+  const applied = nextEvent(l.svc.runtime, 'CreditPaymentApplied')
+  t.equal((await l.call('POST', `${url}/${order.ID}/approve`)).statusCode, 200)
+  await applied
+  await l.svc.runtime.settle(await l.svc.runtime.eventStore.headPosition())
+  t.match((await payoffOf(l, credit.ID)).json().data.payoff, { principal: '0', interest: '0', total: '0' })
+  const refused = await l.call('POST', zeroOrders(credit.ID), {})
+  t.equal(refused.statusCode, 409)
+  t.match(refused.json().data, { code: 'CONFLICT', message: /^the payoff on \d{4}-\d{2}-\d{2} is 0/ })
+  t.equal((await l.call('GET', `/v1/credits/${credit.ID}`)).json().data.credit.state, 'Desembolsado', 'nothing forgiven: the interest falls due as scheduled')
+})
