@@ -97,6 +97,7 @@ const Installment = Type.Object({
   Interest: Money('interest part'),
   PaidPrincipal: Money('principal paid so far'),
   PaidInterest: Money('interest paid so far'),
+  WaivedInterest: Money('interest a payoff forgave, not accrued when the credit was paid off (0 otherwise)'),
   PaidAmount: Money('amount paid so far'),
   Outstanding: Money('amount still owed'),
   Status: Text('pending, partial or paid'),

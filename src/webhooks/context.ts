@@ -75,7 +75,7 @@ const installmentContext = (credit: CreditState, installment: InstallmentPositio
   return {
     ID: installment.installmentId, Number: installment.number, DueDate: installment.dueDate, Amount: installment.amount,
     Principal: installment.principal, Interest: installment.interest, PaidPrincipal: paidPrincipal, PaidInterest: paidInterest,
-    PaidAmount: paidAmount, Outstanding: outstanding, Status: installmentStatus(installment),
+    WaivedInterest: toMoneyString(installment.waivedInterest ?? '0', credit.currency), PaidAmount: paidAmount, Outstanding: outstanding, Status: installmentStatus(installment),
     PaidAt: installment.paidAt ?? '', DaysPastDue: installmentArrearsDays(credit.status, installment, today),
   }
 }

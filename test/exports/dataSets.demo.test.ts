@@ -81,7 +81,7 @@ t.test('installments: installments of disbursed credits due in the period, as th
   const period = { after: '2025-12-01T00:00:00Z', before: '2026-04-01T00:00:00Z' }
   const { header, rows, count } = await file({ type: 'installments', ...period })
   t.same(header, ['installment_id', 'credit_id', 'credit_line_id', 'debtor_id', 'credit_state', 'number', 'due_date', 'currency', 'principal', 'interest',
-    'amount', 'paid_principal', 'paid_interest', 'paid_amount', 'outstanding', 'status', 'paid_at', 'days_past_due'])
+    'amount', 'paid_principal', 'paid_interest', 'paid_amount', 'outstanding', 'status', 'paid_at', 'days_past_due', 'waived_interest'])
   const expected = (await allCredits()).filter((c) => c.disbursedAt !== null)
     .flatMap((c) => c.installments.filter((i) => i.dueDate >= '2025-12-01' && i.dueDate < '2026-04-01'))
   t.equal(rows.length, expected.length)

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { loadPositionAt } from '../../src/exports/lib/positions.js'
+import { exportFile } from '../helpers/exportFiles.js'
 import { ManualClock } from '../../src/shared/clock.js'
 import { createOrganization, memberToken } from '../helpers/exports.js'
 import { createTestApp, type TestApp } from '../helpers/app.js'
@@ -75,6 +76,9 @@ t.test('a zero order defaults to the payoff at its value date; approved, the cre
   t.equal(order.Application.payoff.waivers.reduce((sum: number, w: { interest: string }) => sum + cents(w.interest), 0), cents(quote.waivedInterest))
   t.equal((await payoffOf(l, credit.ID)).json().data.code, 'CREDIT_NOT_PAYABLE', 'a paid credit has no payoff')
 
+  const schedule = (await exportFile(svc.runtime, svc.organizationId, { type: 'installments', after: '2026-01-01T00:00:00Z', before: '2027-06-01T00:00:00Z' })).rows
+  t.same(schedule.map((r) => [r['waived_interest'], r['outstanding'], r['status']]),
+    quote.installments.map((i: { waivedInterest: string }) => [i.waivedInterest, '0.00', 'paid']), 'the installments file shows what was forgiven of each')
   const doc = await svc.runtime.queries.credits.get(svc.organizationId, credit.ID)
   if (doc === null) throw new Error('no credit document')
   const position = await loadPositionAt(svc.runtime.queries, doc, '2027-06-01T00:00:00.000Z')

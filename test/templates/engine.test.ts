@@ -12,7 +12,7 @@ const env = {
 const credit = (): TemplateContext => {
   const base = emptyTemplateContext()
   const installment = (n: number) => ({
-    ID: `i-${n}`, Number: n, Amount: '760000.25', DueDate: `2026-0${n + 1}-15`, Principal: '0', Interest: '0', PaidPrincipal: '0', PaidInterest: '0', PaidAmount: '0',
+    ID: `i-${n}`, Number: n, Amount: '760000.25', DueDate: `2026-0${n + 1}-15`, Principal: '0', Interest: '0', PaidPrincipal: '0', PaidInterest: '0', WaivedInterest: '0', PaidAmount: '0',
     Outstanding: '760000.25', Status: 'pending', PaidAt: '', DaysPastDue: 0,
   })
   return {

@@ -85,4 +85,12 @@ t.test('an approval renders the credit with its payment applied, whether or not 
   t.equal(overdue(dayAfter(3), { ...disbursed, status: 'Pagado' })[0]?.DaysPastDue, 0, 'another credit status: counted again')
   t.match(overdue(dayAfter(3), pending)[0], { Status: 'paid', DaysPastDue: 0, Outstanding: '0.00' }, 'a replaced installment: made anew')
   t.ok(Object.isFrozen(overdue(dayAfter(3))[0]), 'kept contexts are frozen: renders share them')
+
+  t.same(render(disbursed).Installments.map((i) => i.WaivedInterest), ['0.00', '0.00'], 'nothing forgiven before a payoff')
+  const paidOff = fold(disbursed, {
+    type: 'ApplyPayment', orderId: 'order-zero', installmentId: 'zero', installmentNumber: 0, amount: disbursed.principal, collectionCosts: '0',
+    valueDate: now, orderedAt: now, now,
+  })
+  t.same(render(paidOff).Installments.map((i) => [i.WaivedInterest, i.Outstanding, i.Status]), disbursed.installments.map((i) => [i.interest, '0.00', 'paid']),
+    'paid off on the disbursement day: each installment\'s interest shows forgiven, nothing owed')
 })

@@ -40,6 +40,8 @@ export const installmentsCutoffDataSet = defineDataSet({
     timestamp<Row>('paid_at', 'when the last of it was paid, if before the cut-off', (r) => r.installment.paidAt),
     integer<Row>('days_past_due', 'days overdue at the cut-off while anything was owed on it', (r) =>
       (!isPaid(r.installment) && r.installment.dueDate < r.credit.position.day ? daysPastDue(r.installment.dueDate, r.credit.position.day) : 0)),
+    money<Row>('waived_interest', 'interest a payoff before the cut-off forgave (0 otherwise)',
+      (r) => toMoneyString(r.installment.waivedInterest ?? '0', r.credit.credit.currency)),
   ],
   async *rows(body, context) {
     for await (const credit of cutoffRows(context.queries, context.organizationId, periodOf(body, context.requestedAt).before)) {

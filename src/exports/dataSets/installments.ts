@@ -37,6 +37,8 @@ export const installmentsDataSet = defineDataSet({
     text<Row>('status', '`pending` (nothing paid), `partial` or `paid`', (r) => r.installment.status),
     timestamp<Row>('paid_at', 'when the last of it was paid', (r) => r.installment.paidAt),
     integer<Row>('days_past_due', 'days overdue to the export day, while anything is owed on a Desembolsado credit', (r) => r.daysPastDue),
+    money<Row>('waived_interest', 'interest a payoff forgave, not accrued when the credit was paid off (0 otherwise)',
+      (r) => atMinorUnit(r.installment.waivedInterest ?? '0', r.installment.currency)),
   ],
   async *rows(body, context) {
     const day = dayOf(context.requestedAt)
