@@ -167,7 +167,7 @@ const exportOnce = async (runtime: Runtime, organizationId: string): Promise<{ r
 }
 
 const HEADER = ['installment_id', 'credit_id', 'credit_line_id', 'debtor_id', 'credit_state', 'number', 'due_date', 'currency', 'principal', 'interest',
-  'amount', 'paid_principal', 'paid_interest', 'paid_amount', 'outstanding', 'status', 'paid_at', 'days_past_due']
+  'amount', 'paid_principal', 'paid_interest', 'paid_amount', 'outstanding', 'status', 'paid_at', 'days_past_due', 'waived_interest']
 
 /** The baseline: the same documents, their fields in the same column order, written by csv-stringify alone to a file. */
 const baselineOnce = async (docs: Iterable<InstallmentDoc>, dir: string): Promise<Omit<Round, 'cpuSeconds'>> => {
@@ -178,7 +178,7 @@ const baselineOnce = async (docs: Iterable<InstallmentDoc>, dir: string): Promis
     for (const d of docs) {
       count += 1
       yield [d._id, d.creditId, d.creditLineId, d.debtorId, d.creditState, d.number, d.dueDate, d.currency, d.principal, d.interest, d.amount,
-        d.paidPrincipal, d.paidInterest, d.paidAmount, d.outstanding, d.status, d.paidAt, 0]
+        d.paidPrincipal, d.paidInterest, d.paidAmount, d.outstanding, d.status, d.paidAt, 0, d.waivedInterest ?? '0.00']
     }
   }
   await pipeline(Readable.from(rows()), stringify({ header: true, columns: HEADER, record_delimiter: 'windows', bom: false }), fs.createWriteStream(file))
