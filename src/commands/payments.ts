@@ -115,7 +115,7 @@ export interface OrderInput {
 }
 
 /**
- * A payment order on an installment (or `zero`: the whole outstanding balance)
+ * A payment order on an installment (or `zero`: the payoff, which settles the credit)
  * of a disbursed credit. With a Key the order id derives from credit and Key,
  * and the order stream is created with `no_stream`: whatever the concurrency,
  * one order exists per Key; the same request again gets it back, another
@@ -202,7 +202,7 @@ interface Owed {
   whole: boolean
 }
 
-/** Why a credit takes no order on the installment (`zero`: the whole balance) now, or null when it does. */
+/** Why a credit takes no order on the installment (`zero`: the credit, owing anything) now, or null when it does. */
 const unpayable = (credit: CreditState, installmentId: string): AppError | null => {
   if (credit.status !== 'Desembolsado') {
     return new AppError('CREDIT_NOT_PAYABLE', `payment orders need a Desembolsado credit; this one is ${credit.status}`, { state: credit.status })

@@ -106,7 +106,7 @@ export type CreditPaymentApplied = Event<'CreditPaymentApplied', {
   collectionCosts: string
   allocations: PaymentAllocation[]
   /**
-   * A `zero` order that covered the payoff at its value date: the day the
+   * A `zero` order that covered the payoff on its day weighed: the day the
    * quote was for and the interest of later periods it forgave. Absent on any
    * other payment (and on every payment recorded before payoffs waived
    * interest, which charged the whole schedule).

@@ -6,7 +6,7 @@ export type PaymentOrderCreated = Event<'PaymentOrderCreated', {
   organizationId: string
   creditId: string
   creditLineId: string
-  /** An installment id, or `zero` for a full-flow payment of the whole outstanding balance. */
+  /** An installment id, or `zero` for a full-flow payment: the payoff, which settles the credit. */
   installmentId: string
   /** 0 for a `zero` order. */
   installmentNumber: number

@@ -9,7 +9,7 @@ export interface OrderApplication {
   unappliedAmount: string
   allocations: PaymentAllocation[]
   appliedAt: string
-  /** A `zero` order that paid the credit off: its value day and the interest of later periods it forgave. */
+  /** A `zero` order that paid the credit off: the day it was weighed on and the interest of later periods it forgave. */
   payoff?: NonNullable<CreditPaymentApplied['data']['payoff']>
 }
 

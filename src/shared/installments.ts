@@ -81,11 +81,15 @@ export const installmentAmounts = (installment: InstallmentPosition, currency: s
 export const installmentArrearsDays = (creditStatus: CreditStateName | 'none', installment: InstallmentPosition, today: string): number =>
   creditStatus === 'Desembolsado' && !isPaid(installment) ? daysPastDue(installment.dueDate, today) : 0
 
-/** Whether an order may target `target` on this credit: one of its installments, or `zero` (the whole credit). */
+/** Whether an order may target `target` on this credit: one of its installments, or `zero` (paying the credit off). */
 export const isOrderTarget = (installments: readonly InstallmentPosition[], target: string): boolean =>
   target === ZERO_INSTALLMENT || installments.some((i) => i.installmentId === target)
 
-/** What an order targets is owed: one installment's outstanding amount, or the whole credit's for `zero`. */
+/**
+ * What is still owed on what an order targets: one installment's outstanding
+ * amount, or the whole credit's for `zero` (whether it owes anything; what a
+ * `zero` order pays is the payoff, shared/payoff.ts).
+ */
 export const owedFor = (installments: readonly InstallmentPosition[], target: string): ExactDecimal | null => {
   if (target === ZERO_INSTALLMENT) return totalOutstanding(installments).total
   const installment = installments.find((i) => i.installmentId === target)

@@ -45,7 +45,7 @@ export const isPaymentProviderName = (name: string): name is PaymentProviderName
 export const orderTypes = ['payment'] as const
 export type OrderType = (typeof orderTypes)[number]
 
-/** `installmentid` of a full-flow order: the whole outstanding balance, InstallmentNumber 0. */
+/** `installmentid` of a full-flow order: the payoff, which settles the credit (docs/credits.md), InstallmentNumber 0. */
 export const ZERO_INSTALLMENT = 'zero'
 
 /** Longest term a line may offer, in months (40 years). */

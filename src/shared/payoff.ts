@@ -45,7 +45,7 @@ export const accruedInterest = (interest: string, periodStart: string, dueDate: 
 }
 
 /**
- * What paying the whole credit off on `day` (its value date) costs: every
+ * What paying the whole credit off on `day` (the day weighed, payoffDay) costs: every
  * unpaid principal, the interest of installments due by then, the accrued
  * share of the current period's interest, and no interest of later periods
  * (a prepayment without penalty, as Colombia's Ley 1555 of 2012 gives

@@ -23,7 +23,8 @@ const isActiveIn = (credit: { paidAt: string | null }, after: string | null): bo
 export const dianDocumentCodes: Record<DocumentType, string> = { TI: '12', CC: '13', CE: '22', NIT: '31', PP: '41', PEP: '47', PPT: '48' }
 
 /**
- * Active debtors for invoicing, format A: the buyer (adquirente) fields an
+ * Debtors for invoicing, format A (those with a credit active in the period,
+ * and those with collection costs collected in it on one paid off before): the buyer (adquirente) fields an
  * electronic-invoicing system needs (DIAN codes: person type, document type,
  * NIT verification digit, DANE place codes) and the amounts of the period to
  * invoice per debtor and currency: interest and collection costs collected.
