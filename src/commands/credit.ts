@@ -7,7 +7,7 @@ import { exact, isZero, lessThan, minus, toMoneyText, ZERO } from '../shared/exa
 import { deterministicId } from '../shared/ids.js'
 import { allocatePayment, applyAllocations, owedFor, totalOutstanding } from '../shared/installments.js'
 import { automaticRejectionReason, creditTransitions, ZERO_INSTALLMENT, type CreditStateName } from '../shared/lending.js'
-import { payoffDay, payoffQuote, payoffShortfall, settleQuote } from '../shared/payoff.js'
+import { payoffOf, payoffShortfall, settleQuote } from '../shared/payoff.js'
 import { fitsMinorUnit, MONEY_INPUT_LIMIT, money, toMoneyString, withinMoneyBound } from '../shared/money.js'
 import type { Aggregate } from './decider.js'
 import { taxApplications } from './taxation.js'
@@ -36,7 +36,7 @@ export type CreditCommand =
   | { type: 'DisburseCredit'; method: string; reference: string; allowedMethods: readonly string[]; taxes: readonly TaxRate[]; by: string; now: string }
   /** An automatic score: recorded once, while the credit is Solicitado; `approve` and `reject` decide the credit in the same append. */
   | ({ type: 'RecordCreditScore'; now: string } & Omit<CreditScore, 'scoredAt'>)
-  /** `valueDate`, `orderedAt`: the order's payment date and creation; a `zero` order is weighed against the payoff on their day (payoffDay). */
+  /** `valueDate`, `orderedAt`: the order's payment date and creation; a `zero` order is weighed against the payoff on their day (payoffOf). */
   | {
     type: 'ApplyPayment'; orderId: string; installmentId: string; installmentNumber: number; amount: string; collectionCosts: string
     valueDate: string; orderedAt: string; now: string
@@ -189,13 +189,13 @@ const decideScore = (command: Extract<CreditCommand, { type: 'RecordCreditScore'
  */
 const payoffOrder = (state: CreditState, command: Extract<CreditCommand, { type: 'ApplyPayment' }>) => {
   if (state.status !== 'Desembolsado' || state.disbursedAt === null) return null
-  const day = payoffDay(state.installments, state.disbursedAt, command.valueDate, command.orderedAt)
-  const quote = payoffQuote(state.installments, dayOf(state.disbursedAt), day, state.currency)
+  const quote = payoffOf(state, state.disbursedAt, command.valueDate, command.orderedAt)
   const amount = exact(command.amount)
   if (lessThan(amount, quote.total)) {
-    return { day: null, allocations: payoffShortfall(quote, amount, state.currency), waivers: [], applied: amount, unapplied: ZERO }
+    return { allocations: payoffShortfall(state.installments, quote, amount, state.currency), applied: amount, unapplied: ZERO, payoff: null }
   }
-  return { day, ...settleQuote(quote, state.currency), applied: quote.total, unapplied: minus(amount, quote.total) }
+  const { allocations, waivers } = settleQuote(quote, state.currency)
+  return { allocations, applied: quote.total, unapplied: minus(amount, quote.total), payoff: { day: quote.day, waivers } }
 }
 
 const decidePayment = (command: Extract<CreditCommand, { type: 'ApplyPayment' }>, state: CreditState): CreditEvent[] => {
@@ -208,13 +208,14 @@ const decidePayment = (command: Extract<CreditCommand, { type: 'ApplyPayment' }>
   const { currency } = state
   const payoff = command.installmentId === ZERO_INSTALLMENT ? payoffOrder(state, command) : null
   const { allocations, applied, unapplied } = payoff ?? allocatePayment(state.installments, command.installmentId, exact(command.amount), currency)
-  const after = totalOutstanding(applyAllocations(state.installments, allocations, currency, command.now, payoff?.waivers))
+  const settled = payoff?.payoff ?? null
+  const after = totalOutstanding(applyAllocations(state.installments, allocations, currency, command.now, settled?.waivers))
   const events: CreditEvent[] = [{ type: 'CreditPaymentApplied', data: {
     creditId: state.creditId, organizationId: state.organizationId, creditLineId: state.creditLineId, orderId: command.orderId,
     installmentId: command.installmentId, installmentNumber: command.installmentNumber, currency, amount: command.amount,
     appliedAmount: toMoneyText(applied, currency), unappliedAmount: toMoneyText(unapplied, currency), collectionCosts: command.collectionCosts,
     allocations,
-    ...(payoff?.day == null ? {} : { payoff: { day: payoff.day, waivers: payoff.waivers } }),
+    ...(settled === null ? {} : { payoff: settled }),
     outstanding: {
       principal: toMoneyText(after.principal, currency), interest: toMoneyText(after.interest, currency), total: toMoneyText(after.total, currency),
     },

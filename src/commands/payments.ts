@@ -8,7 +8,7 @@ import { AppError, invalidFields, notFound, type FieldError } from '../shared/er
 import { exact, isZero, lessThan, toMoneyText, type ExactDecimal } from '../shared/exactDecimal.js'
 import { deterministicId, newId } from '../shared/ids.js'
 import { owedFor } from '../shared/installments.js'
-import { payoffDay, payoffQuote } from '../shared/payoff.js'
+import { payoffOf } from '../shared/payoff.js'
 import { isPaymentProviderName, providerDefaultMethods, ZERO_INSTALLMENT } from '../shared/lending.js'
 import { fitsMinorUnit, money, toMoneyString } from '../shared/money.js'
 import { creditAggregate } from './credit.js'
@@ -186,8 +186,7 @@ const owedByOrder = (credit: CreditState, installmentId: string, paymentDate: st
     const amount = owedFor(credit.installments, installmentId)
     return amount === null ? null : { amount, what: 'what is owed', whole: false }
   }
-  const day = payoffDay(credit.installments, credit.disbursedAt, paymentDate, now)
-  const amount = payoffQuote(credit.installments, dayOf(credit.disbursedAt), day, credit.currency).total
+  const { day, total: amount } = payoffOf(credit, credit.disbursedAt, paymentDate, now)
   if (isZero(amount)) {
     // Only interest not accrued yet is owed (every principal paid ahead): nothing to pay off on that day.
     throw new AppError('CONFLICT', `the payoff on ${day} is 0: no principal is owed and no interest has accrued; pay the installments as they fall due`, { day })

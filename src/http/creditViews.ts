@@ -5,8 +5,7 @@ import { installmentAmounts, installmentArrearsDays, isPaid, type InstallmentPos
 import { creditStates, rejectionReasonWithoutScore } from '../shared/lending.js'
 import { exact, plus, toMoneyText, ZERO } from '../shared/exactDecimal.js'
 import { toMoneyString } from '../shared/money.js'
-import { dayOf } from '../shared/amortization.js'
-import { payoffQuote } from '../shared/payoff.js'
+import { payoffOf } from '../shared/payoff.js'
 import { MoneyString, MoneyText, Timestamp, Uuid } from './schemas.js'
 
 const Day = Type.String({ format: 'date', description: 'YYYY-MM-DD' })
@@ -116,11 +115,11 @@ export const installmentView = (state: CreditState, installment: InstallmentPosi
   status: installmentStatus(installment), paidAt: installment.paidAt, daysPastDue: installmentArrearsDays(state.status, installment, today),
 })
 
-/** The payoff on a day (at least the disbursement day) of a Desembolsado credit; null otherwise. */
+/** The payoff of a Desembolsado credit by a zero order made on the day (null otherwise). */
 const payoffOn = (state: CreditState, day: string): string | null => {
   if (state.status !== 'Desembolsado' || state.disbursedAt === null) return null
-  const disbursedDay = dayOf(state.disbursedAt)
-  return toMoneyText(payoffQuote(state.installments, disbursedDay, day < disbursedDay ? disbursedDay : day, state.currency).total, state.currency)
+  const at = `${day}T00:00:00.000Z`
+  return toMoneyText(payoffOf(state, state.disbursedAt, at, at).total, state.currency)
 }
 
 const waivedInterestOf = (state: CreditState): string =>

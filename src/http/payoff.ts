@@ -4,7 +4,7 @@ import type { Services } from '../services.js'
 import { dayOf } from '../shared/amortization.js'
 import { AppError, invalidFields, notFound } from '../shared/errors.js'
 import { toMoneyText } from '../shared/exactDecimal.js'
-import { payoffDay, payoffQuote } from '../shared/payoff.js'
+import { payoffOf } from '../shared/payoff.js'
 import { organizationOf } from './context.js'
 import { failures, MoneyString, OrganizationHeaders, Uuid } from './schemas.js'
 
@@ -60,11 +60,10 @@ export const payoffRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     if (asked < disbursedDay) throw invalidFields([{ field: 'querystring.date', message: `must not be before the credit's disbursement (${disbursedDay})` }])
     const { currency } = credit
     // Weighed as a zero order made now with that value date would be.
-    const day = payoffDay(credit.installments, credit.disbursedAt, `${asked}T00:00:00.000Z`, now)
-    const quote = payoffQuote(credit.installments, disbursedDay, day, currency)
+    const quote = payoffOf(credit, credit.disbursedAt, `${asked}T00:00:00.000Z`, now)
     const text = (amount: Parameters<typeof toMoneyText>[0]) => toMoneyText(amount, currency)
     return { status: 'success' as const, data: { payoff: {
-      creditId, currency, date: asked, weighedOn: day, principal: text(quote.principal), interest: text(quote.interest), total: text(quote.total), waivedInterest: text(quote.waived),
+      creditId, currency, date: asked, weighedOn: quote.day, principal: text(quote.principal), interest: text(quote.interest), total: text(quote.total), waivedInterest: text(quote.waived),
       installments: quote.lines.map((line) => ({
         ID: line.installmentId, number: line.number, dueDate: line.dueDate, principal: text(line.principal), interest: text(line.interest), waivedInterest: text(line.waived),
       })),

@@ -120,6 +120,8 @@ export const allocatePayment = (
   target: string,
   amount: ExactDecimal,
   currency: string,
+  /** What the payment may pay of each installment (a payoff's shortfall: its accrued part only); an installment is paid in full when it owes nothing else. */
+  payable: (installment: InstallmentPosition) => Outstanding = outstandingOf,
 ): { allocations: Allocation[]; applied: ExactDecimal; unapplied: ExactDecimal } => {
   const oldestFirst = [...installments].sort((a, b) => a.number - b.number)
   const candidates = target === ZERO_INSTALLMENT
@@ -129,7 +131,7 @@ export const allocatePayment = (
   let left = amount
   for (const installment of candidates) {
     if (isZero(left)) break
-    const owed = outstandingOf(installment)
+    const owed = payable(installment)
     if (isZero(owed.total)) continue
     const interest = lessThan(left, owed.interest) ? left : owed.interest
     const rest = minus(left, interest)
@@ -139,7 +141,7 @@ export const allocatePayment = (
     allocations.push({
       installmentId: installment.installmentId, number: installment.number,
       principal: toMoneyText(principal, currency), interest: toMoneyText(interest, currency), amount: toMoneyText(paid, currency),
-      paidInFull: compare(paid, owed.total) === 0,
+      paidInFull: compare(paid, outstandingOf(installment).total) === 0,
     })
   }
   return { allocations, applied: minus(amount, left), unapplied: left }

@@ -1,6 +1,7 @@
 import { compare, exact, isZero, lessThan, minus, plus, toMoneyText, ZERO, type ExactDecimal } from './exactDecimal.js'
 import { dayOf } from './amortization.js'
-import { outstandingOf, type Allocation, type InstallmentPosition, type InterestWaiver } from './installments.js'
+import { allocatePayment, outstandingOf, type Allocation, type InstallmentPosition, type InterestWaiver, type Outstanding } from './installments.js'
+import { ZERO_INSTALLMENT } from './lending.js'
 import { money, roundToMinorUnit } from './money.js'
 
 /** What paying a credit off on one day takes from one installment. */
@@ -107,26 +108,23 @@ export const payoffDay = (installments: readonly Pick<InstallmentPosition, 'dueD
   return day
 }
 
+/** A credit's payoff, disbursed at `disbursedAt`, for an order with this value date made at `orderedAt` (the quote's `day` is the day weighed). */
+export const payoffOf = (
+  credit: { installments: readonly InstallmentPosition[]; currency: string }, disbursedAt: string, valueDate: string, orderedAt: string,
+): PayoffQuote =>
+  payoffQuote(credit.installments, dayOf(disbursedAt), payoffDay(credit.installments, disbursedAt, valueDate, orderedAt), credit.currency)
+
 /**
  * How an amount short of the payoff is applied: oldest first, each
  * installment's accrued interest then its principal, never interest not
  * accrued yet; nothing is forgiven and the credit stays open. (Only `zero`
  * orders made before orders had to ask the payoff reach this.)
  */
-export const payoffShortfall = (quote: PayoffQuote, amount: ExactDecimal, currency: string): Allocation[] => {
-  const allocations: Allocation[] = []
-  let left = amount
-  for (const line of quote.lines) {
-    if (isZero(left)) break
-    const interest = lessThan(left, line.interest) ? left : line.interest
-    const principal = lessThan(minus(left, interest), line.principal) ? minus(left, interest) : line.principal
-    const paid = plus(interest, principal)
-    if (isZero(paid)) continue
-    left = minus(left, paid)
-    allocations.push({
-      installmentId: line.installmentId, number: line.number, principal: toMoneyText(principal, currency), interest: toMoneyText(interest, currency),
-      amount: toMoneyText(paid, currency), paidInFull: isZero(line.waived) && compare(paid, plus(line.principal, line.interest)) === 0,
-    })
+export const payoffShortfall = (installments: readonly InstallmentPosition[], quote: PayoffQuote, amount: ExactDecimal, currency: string): Allocation[] => {
+  const lines = new Map(quote.lines.map((line) => [line.installmentId, line]))
+  const accrued = (installment: InstallmentPosition): Outstanding => {
+    const line = lines.get(installment.installmentId)
+    return line === undefined ? { principal: ZERO, interest: ZERO, total: ZERO } : { principal: line.principal, interest: line.interest, total: plus(line.principal, line.interest) }
   }
-  return allocations
+  return allocatePayment(installments, ZERO_INSTALLMENT, amount, currency, accrued).allocations
 }

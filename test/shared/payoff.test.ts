@@ -90,9 +90,9 @@ t.test('the payoff day is the value date\'s UTC day, never before the disburseme
 
 t.test('an amount short of the payoff pays accrued interest and principal oldest first, never interest not accrued', async (t) => {
   const quote = payoffQuote(schedule, DISBURSED, '2026-01-25', 'COP')
-  const paid = payoffShortfall(quote, exact('650000.00'), 'COP')
+  const paid = payoffShortfall(schedule, quote, exact('650000.00'), 'COP')
   t.same(paid.map((a) => [a.number, a.interest, a.principal, a.paidInFull]), [[1, '15000.00', '300000.00', false], [2, '0.00', '330000.00', false], [3, '0.00', '5000.00', false]],
     'the first installment\'s 16,000 not accrued stays owed: it is not paid in full')
   const due = payoffQuote(schedule, DISBURSED, '2026-02-10', 'COP')
-  t.same(payoffShortfall(due, exact('331000.00'), 'COP').map((a) => [a.number, a.amount, a.paidInFull]), [[1, '331000.00', true]], 'a due installment paid whole is paid in full')
+  t.same(payoffShortfall(schedule, due, exact('331000.00'), 'COP').map((a) => [a.number, a.amount, a.paidInFull]), [[1, '331000.00', true]], 'a due installment paid whole is paid in full')
 })

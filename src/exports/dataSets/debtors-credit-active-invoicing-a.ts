@@ -3,7 +3,7 @@ import { money as decimalOf, toMoneyString } from '../../shared/money.js'
 import { defineDataSet } from '../dataSets.js'
 import { bookFigures, type BookFigures } from '../lib/bookFigures.js'
 import { date, integer, money, text } from '../lib/columns.js'
-import { subledgerCredits } from '../lib/creditScopes.js'
+import { isActiveIn, subledgerCredits } from '../lib/creditScopes.js'
 import { debtorBooks, type DebtorBook } from '../lib/debtorBooks.js'
 import { phoneDigits, verificationDigitOf } from '../lib/identity.js'
 import { closingDay, periodOf } from '../lib/period.js'
@@ -15,9 +15,6 @@ interface Row {
   to: string
   after: string | null
 }
-
-/** Owed something at some moment of the period: not paid off before it began. */
-const isActiveIn = (credit: { paidAt: string | null }, after: string | null): boolean => after === null || credit.paidAt === null || credit.paidAt >= after
 
 /** DIAN's identification document codes (electronic invoicing). */
 export const dianDocumentCodes: Record<DocumentType, string> = { TI: '12', CC: '13', CE: '22', NIT: '31', PP: '41', PEP: '47', PPT: '48' }

@@ -12,6 +12,9 @@ export interface CreditScope {
   holds(credit: CreditDoc, movements: readonly CreditMovementDoc[], period: Period): boolean
 }
 
+/** Whether a credit of the period's candidates owed something at some moment of it: not paid off before it began. */
+export const isActiveIn = (credit: Pick<CreditDoc, 'paidAt'>, after: string | null): boolean => after === null || credit.paidAt === null || credit.paidAt >= after
+
 /** Credits active in the period: disbursed before it ends, not paid off before it starts. */
 export const activeCredits: CreditScope = { candidates: activeIn, holds: () => true }
 
@@ -28,7 +31,7 @@ export const subledgerCredits: CreditScope = {
     disbursedAt: { $lt: period.before },
     ...(period.after === null ? {} : { $or: [{ paidAt: null }, { paidAt: { $gte: period.after } }, { updatedAt: { $gte: period.after } }] }),
   }),
-  holds: (credit, movements, { after }) => after === null || credit.paidAt === null || credit.paidAt >= after || movements.some((m) => m.at >= after),
+  holds: (credit, movements, { after }) => isActiveIn(credit, after) || movements.some((m) => after !== null && m.at >= after),
 }
 
 /** Credits of the scope matching the filter, each with its movements before the period's end (streamed). */
