@@ -5,7 +5,7 @@ import type { PaymentOrderState } from '../events/paymentOrderState.js'
 import type { TaxRate } from '../events/tax.js'
 import { dayOf } from '../shared/amortization.js'
 import { AppError, invalidFields, notFound, type FieldError } from '../shared/errors.js'
-import { exact, isZero, lessThan, toMoneyText, type ExactDecimal } from '../shared/exactDecimal.js'
+import { compare, exact, isZero, lessThan, toMoneyText, ZERO, type ExactDecimal } from '../shared/exactDecimal.js'
 import { deterministicId, newId } from '../shared/ids.js'
 import { owedFor } from '../shared/installments.js'
 import { payoffOf } from '../shared/payoff.js'
@@ -86,7 +86,8 @@ const checkOrderRequest = (
   const gatewayMethods = methodNames(line?.gatewayMethods ?? [])
   const errors: FieldError[] = [...valueDateErrors(body.Date, credit.disbursedAt, now)]
   if (body.Amount !== undefined) {
-    errors.push(...moneyErrors('body.Amount', body.Amount, currency, true))
+    // A payoff of 0 is ordered for 0; every other order pays something.
+    errors.push(...moneyErrors('body.Amount', body.Amount, currency, !(owed.whole && isZero(owed.amount))))
     const payoff = toMoneyText(owed.amount, currency)
     if (lessThan(owed.amount, exact(body.Amount))) errors.push({ field: 'body.Amount', message: `must not exceed ${owed.what} (${payoff})` })
     else if (owed.whole && lessThan(exact(body.Amount), owed.amount)) {
@@ -186,11 +187,9 @@ const owedByOrder = (credit: CreditState, installmentId: string, paymentDate: st
     const amount = owedFor(credit.installments, installmentId)
     return amount === null ? null : { amount, what: 'what is owed', whole: false }
   }
-  const { day, total: amount } = payoffOf(credit, credit.disbursedAt, paymentDate, now)
-  if (isZero(amount)) {
-    // Only interest not accrued yet is owed (every principal paid ahead): nothing to pay off on that day.
-    throw new AppError('CONFLICT', `the payoff on ${day} is 0: no principal is owed and no interest has accrued; pay the installments as they fall due`, { day })
-  }
+  const { day, total } = payoffOf(credit, credit.disbursedAt, paymentDate, now)
+  // Every principal paid ahead, or interest paid ahead worth more than what is owed: an order of 0 settles the credit, the rest owed back.
+  const amount = compare(total, ZERO) < 0 ? ZERO : total
   return { amount, what: `the payoff on ${day}`, whole: true }
 }
 

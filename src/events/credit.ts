@@ -104,6 +104,11 @@ export type CreditPaymentApplied = Event<'CreditPaymentApplied', {
   /** Money received beyond what was owed when the order was applied (to refund or re-apply). */
   unappliedAmount: string
   collectionCosts: string
+  /**
+   * Per installment, adding up to `appliedAmount`. In a payoff an
+   * installment's interest is negative when interest paid ahead of its
+   * accrual is credited to principal.
+   */
   allocations: PaymentAllocation[]
   /**
    * A `zero` order that covered the payoff on its day weighed: the day the

@@ -134,7 +134,7 @@ export const payableRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       description: 'The credit must be Desembolsado and the installment unpaid. `Amount` defaults to what the installment owes and may not ' +
         'exceed it; for `zero` it is the payoff on the day weighed (the value date `Date`, or a later due date the order is made after; ' +
         'GET /v1/payables/{creditid}/payoff quotes it), and anything ' +
-        'else is refused (409 CONFLICT when that payoff is 0). It is applied to the debt, `CollectionCosts` are charged on top. `Provider` defaults to the line\'s. ' +
+        'else is refused (0 when the payoff is 0 or less: the order settles the credit and what it was worth beyond the debt is unapplied, owed back). It is applied to the debt, `CollectionCosts` are charged on top. `Provider` defaults to the line\'s. ' +
         '`Key` is an idempotency key per credit: the same Key with the same body answers 200 with the order it created, with another body ' +
         '409 IDEMPOTENCY_KEY_REUSED; concurrent duplicates create one order.\n\n' + STATUSES,
       tags: ['Payment orders'],

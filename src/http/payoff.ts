@@ -17,6 +17,7 @@ const Payoff = Type.Object({
   weighedOn: Type.String({ format: 'date', description: 'the day the payoff is weighed on: `date`, or the last due date up to today when `date` is before it (an installment already due is owed whole)' }),
   principal: MoneyString,
   interest: MoneyString,
+  creditedInterest: MoneyString,
   total: MoneyString,
   waivedInterest: MoneyString,
   installments: Type.Array(Type.Object({
@@ -25,8 +26,9 @@ const Payoff = Type.Object({
     dueDate: Day,
     principal: MoneyString,
     interest: MoneyString,
+    creditedInterest: MoneyString,
     waivedInterest: MoneyString,
-  }), { description: 'the installments owing anything, oldest first' }),
+  }), { description: 'the installments owing anything or holding interest paid ahead, oldest first' }),
 })
 
 /** What paying a credit off on a day costs (the amount and default of a `zero` order with that value date). */
@@ -38,7 +40,8 @@ export const payoffRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     schema: {
       summary: 'What paying the credit off on a day costs: the principal, the interest accrued by then, and the interest of later periods forgiven',
       description: 'A `zero` order made today whose value date (`Date`) is on that day must pay `total` (its default); approved, it settles ' +
-        'the credit (Pagado) and forgives `waivedInterest`. A day before the last due date up to today is weighed on that due date ' +
+        'the credit (Pagado) and forgives `waivedInterest`. `total` is `principal` + `interest` − `creditedInterest`, the interest paid ahead of ' +
+        'its accrual (an installment paid before its period ran), which the payoff credits to principal. A day before the last due date up to today is weighed on that due date ' +
         '(`weighedOn`): an installment already due is owed whole. A day after today is quoted as if nothing else were paid meanwhile. The ' +
         'credit must be Desembolsado (409 CREDIT_NOT_PAYABLE otherwise); `date` from its disbursement day on, default today (UTC).',
       tags: ['Payment orders'],
@@ -63,9 +66,11 @@ export const payoffRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     const quote = payoffOf(credit, credit.disbursedAt, `${asked}T00:00:00.000Z`, now)
     const text = (amount: Parameters<typeof toMoneyText>[0]) => toMoneyText(amount, currency)
     return { status: 'success' as const, data: { payoff: {
-      creditId, currency, date: asked, weighedOn: quote.day, principal: text(quote.principal), interest: text(quote.interest), total: text(quote.total), waivedInterest: text(quote.waived),
+      creditId, currency, date: asked, weighedOn: quote.day, principal: text(quote.principal), interest: text(quote.interest), creditedInterest: text(quote.credited), total: text(quote.total),
+      waivedInterest: text(quote.waived),
       installments: quote.lines.map((line) => ({
-        ID: line.installmentId, number: line.number, dueDate: line.dueDate, principal: text(line.principal), interest: text(line.interest), waivedInterest: text(line.waived),
+        ID: line.installmentId, number: line.number, dueDate: line.dueDate, principal: text(line.principal), interest: text(line.interest), creditedInterest: text(line.credited),
+        waivedInterest: text(line.waived),
       })),
     } } }
   })

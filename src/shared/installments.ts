@@ -101,6 +101,7 @@ export interface Allocation {
   /** Installment number. */
   number: number
   principal: string
+  /** Negative only in a payoff: interest paid ahead of its accrual, taken back and credited to principal. */
   interest: string
   amount: string
   /** The installment has nothing left to pay after this allocation. */
@@ -147,7 +148,7 @@ export const allocatePayment = (
   return { allocations, applied: minus(amount, left), unapplied: left }
 }
 
-/** Interest a payoff waived on one installment: scheduled, not yet accrued at the payoff's value date, and not paid. */
+/** Interest a payoff waived on one installment: scheduled and not yet accrued on the payoff's day weighed (unpaid, or paid ahead and credited to principal). */
 export interface InterestWaiver {
   installmentId: string
   number: number
@@ -177,7 +178,8 @@ export const applyAllocations = (
       installment,
       allocation === undefined ? installment.paidPrincipal : toMoneyText(plus(exact(installment.paidPrincipal), exact(allocation.principal)), currency),
       allocation === undefined ? installment.paidInterest : toMoneyText(plus(exact(installment.paidInterest), exact(allocation.interest)), currency),
-      allocation?.paidInFull === true ? at : installment.paidAt,
+      // A payoff's credit of interest paid ahead reaches installments paid before: they stay paid when they were.
+      allocation?.paidInFull === true ? installment.paidAt ?? at : installment.paidAt,
       installment.dueDate,
       waived,
     )

@@ -1,6 +1,6 @@
-import { compare, exact, isZero, lessThan, minus, plus, toMoneyText, ZERO, type ExactDecimal } from './exactDecimal.js'
+import { exact, isZero, lessThan, minus, plus, toMoneyText, ZERO, type ExactDecimal } from './exactDecimal.js'
 import { dayOf } from './amortization.js'
-import { allocatePayment, outstandingOf, type Allocation, type InstallmentPosition, type InterestWaiver, type Outstanding } from './installments.js'
+import { allocatePayment, chargeableInterest, type Allocation, type InstallmentPosition, type InterestWaiver, type Outstanding } from './installments.js'
 import { ZERO_INSTALLMENT } from './lending.js'
 import { money, roundToMinorUnit } from './money.js'
 
@@ -12,7 +12,9 @@ export interface PayoffLine {
   principal: ExactDecimal
   /** Interest accrued by the day and not paid yet. */
   interest: ExactDecimal
-  /** Scheduled interest not accrued by the day: forgiven by the payoff. */
+  /** Interest paid ahead of its accrual: the payoff credits it to principal (the day's total is that much less). */
+  credited: ExactDecimal
+  /** Scheduled interest not accrued by the day: forgiven by the payoff (whether it was unpaid, or paid and credited). */
   waived: ExactDecimal
 }
 
@@ -21,9 +23,11 @@ export interface PayoffQuote {
   day: string
   principal: ExactDecimal
   interest: ExactDecimal
+  /** Interest paid ahead of its accrual, credited: `total` is principal + interest − credited, negative when the debtor is owed money back. */
+  credited: ExactDecimal
   total: ExactDecimal
   waived: ExactDecimal
-  /** The installments owing anything, oldest first. */
+  /** The installments owing anything or holding interest paid ahead, oldest first. */
   lines: PayoffLine[]
 }
 
@@ -45,13 +49,21 @@ export const accruedInterest = (interest: string, periodStart: string, dueDate: 
   return exact(roundToMinorUnit(share, currency).toFixed())
 }
 
+const larger = (a: ExactDecimal, b: ExactDecimal): ExactDecimal => (lessThan(a, b) ? b : a)
+const smaller = (a: ExactDecimal, b: ExactDecimal): ExactDecimal => (lessThan(a, b) ? a : b)
+
 /**
  * What paying the whole credit off on `day` (the day weighed, payoffDay) costs: every
  * unpaid principal, the interest of installments due by then, the accrued
  * share of the current period's interest, and no interest of later periods
  * (a prepayment without penalty, as Colombia's Ley 1555 of 2012 gives
- * consumers). Interest already paid on a period counts against its accrual;
- * interest paid ahead beyond it stays paid (nothing is refunded).
+ * consumers). Interest already paid on a period counts against its accrual,
+ * and interest paid ahead beyond it (an installment paid before its period
+ * ran) is credited to principal, so what the debtor pays in all is the same
+ * whichever of their orders was applied first. The total is negative when
+ * the credit is worth more than what is owed (every principal but a little
+ * paid ahead): a `zero` order of 0 then settles the credit and the rest is
+ * owed back to the debtor (unapplied).
  */
 export const payoffQuote = (
   installments: readonly InstallmentPosition[], disbursedDay: string, day: string, currency: string,
@@ -59,33 +71,44 @@ export const payoffQuote = (
   const lines: PayoffLine[] = []
   let principal = ZERO
   let interest = ZERO
-  let waived = ZERO
+  let credited = ZERO
   let periodStart = disbursedDay
   for (const installment of [...installments].sort((a, b) => a.number - b.number)) {
     const start = periodStart
     periodStart = installment.dueDate
-    const owed = outstandingOf(installment)
-    if (isZero(owed.total)) continue
-    const accrued = accruedInterest(installment.interest, start, installment.dueDate, day, currency)
-    const stillAccrued = minus(accrued, plus(exact(installment.paidInterest), exact(installment.waivedInterest ?? '0')))
-    const interestDue = compare(stillAccrued, ZERO) <= 0 ? ZERO : lessThan(owed.interest, stillAccrued) ? owed.interest : stillAccrued
-    const forgiven = minus(owed.interest, interestDue)
-    lines.push({ installmentId: installment.installmentId, number: installment.number, dueDate: installment.dueDate, principal: owed.principal, interest: interestDue, waived: forgiven })
-    principal = plus(principal, owed.principal)
+    const chargeable = chargeableInterest(installment)
+    const earned = smaller(accruedInterest(installment.interest, start, installment.dueDate, day, currency), chargeable)
+    const paidInterest = exact(installment.paidInterest)
+    const owedPrincipal = minus(exact(installment.principal), exact(installment.paidPrincipal))
+    const interestDue = larger(minus(earned, paidInterest), ZERO)
+    const credit = larger(minus(paidInterest, earned), ZERO)
+    const waived = minus(chargeable, earned)
+    if (isZero(owedPrincipal) && isZero(interestDue) && isZero(credit) && isZero(waived)) continue
+    lines.push({ installmentId: installment.installmentId, number: installment.number, dueDate: installment.dueDate, principal: owedPrincipal, interest: interestDue, credited: credit, waived })
+    principal = plus(principal, owedPrincipal)
     interest = plus(interest, interestDue)
-    waived = plus(waived, forgiven)
+    credited = plus(credited, credit)
   }
-  return { day, principal, interest, total: plus(principal, interest), waived, lines }
+  const waived = lines.reduce((sum, line) => plus(sum, line.waived), ZERO)
+  return { day, principal, interest, credited, total: minus(plus(principal, interest), credited), waived, lines }
 }
 
-/** The payments and waivers that settle a quote: each line's interest and principal paid in full, its unaccrued interest waived. */
+/**
+ * The payments and waivers that settle a quote: each line's interest and
+ * principal paid in full, its unaccrued interest waived. Interest credited
+ * is an allocation's negative interest (taken back from the installment's
+ * paid interest), so the allocations still add up to the money received.
+ */
 export const settleQuote = (quote: PayoffQuote, currency: string): { allocations: Allocation[]; waivers: InterestWaiver[] } => ({
   allocations: quote.lines
-    .filter((line) => !isZero(plus(line.principal, line.interest)))
-    .map((line) => ({
-      installmentId: line.installmentId, number: line.number, principal: toMoneyText(line.principal, currency), interest: toMoneyText(line.interest, currency),
-      amount: toMoneyText(plus(line.principal, line.interest), currency), paidInFull: true,
-    })),
+    .filter((line) => !isZero(line.principal) || !isZero(line.interest) || !isZero(line.credited))
+    .map((line) => {
+      const interest = minus(line.interest, line.credited)
+      return {
+        installmentId: line.installmentId, number: line.number, principal: toMoneyText(line.principal, currency), interest: toMoneyText(interest, currency),
+        amount: toMoneyText(plus(line.principal, interest), currency), paidInFull: true,
+      }
+    }),
   waivers: quote.lines
     .filter((line) => !isZero(line.waived))
     .map((line) => ({ installmentId: line.installmentId, number: line.number, interest: toMoneyText(line.waived, currency) })),

@@ -299,6 +299,54 @@ t.test('a zero order covering the payoff at its value date pays the accrued inte
     'accrued interest and principal only: no interest not accrued is charged')
 })
 
+t.test('a payoff after an installment was paid ahead credits the interest not accrued to principal: the debtor pays what a payoff alone would', async (t) => {
+  const [first] = credit.given(...disbursed).state.installments
+  t.match(first, { installmentId: String, principal: '330022.11', interest: '10000.00', amount: '340022.11' })
+  const early: CreditCommand = {
+    type: 'ApplyPayment', orderId: 'o-early', installmentId: first?.installmentId ?? '', installmentNumber: 1,
+    amount: '340022.11', collectionCosts: '0.00', valueDate: '2026-03-10T08:00:00.000Z', orderedAt: '2026-03-10T08:00:00.000Z', now: '2026-03-10T09:00:00.000Z',
+  }
+  const paidAhead = [...disbursed, ...decide(disbursed, early)]
+  const payoff: CreditCommand = {
+    type: 'ApplyPayment', orderId: 'o-payoff', installmentId: 'zero', installmentNumber: 0, amount: '664816.60', collectionCosts: '0.00',
+    valueDate: '2026-03-20T08:00:00.000Z', orderedAt: '2026-03-20T09:00:00.000Z', now: '2026-03-22T10:00:00.000Z',
+  }
+  // 10,000 of the first period's interest paid on 03-10; 4,838.71 accrued by 03-20: 5,161.29 credited. 340,022.11 + 664,816.60 = 1,004,838.71.
+  const events = decide(paidAhead, payoff)
+  t.same(events.map((e) => e.type), ['CreditPaymentApplied', 'CreditPaid'])
+  const applied = events[0]?.type === 'CreditPaymentApplied' ? events[0].data : undefined
+  t.match(applied, { appliedAmount: '664816.60', unappliedAmount: '0.00', payoff: { day: '2026-03-20', waivers: [{ number: 1, interest: '5161.29' }, { number: 2 }, { number: 3 }] } })
+  t.same(applied?.allocations.map((a) => [a.number, a.principal, a.interest, a.amount]), [
+    [1, '0.00', '-5161.29', '-5161.29'], [2, '333322.33', '0.00', '333322.33'], [3, '336655.56', '0.00', '336655.56'],
+  ], 'the credit is the first installment\'s negative interest; the allocations add up to the money received')
+  const settled = credit.given(...paidAhead, ...events).state
+  t.same(settled.installments.map((i) => [i.paidPrincipal, i.paidInterest, i.waivedInterest, i.paidAt]), [
+    ['330022.11', '4838.71', '5161.29', '2026-03-10T09:00:00.000Z'], ['333322.33', '0.00', '6699.78', '2026-03-22T10:00:00.000Z'],
+    ['336655.56', '0.00', '3366.56', '2026-03-22T10:00:00.000Z'],
+  ], 'the same interest paid as after a payoff alone; the first installment keeps the time it was paid')
+
+  const short = decide(paidAhead, { ...payoff, orderId: 'o-short', amount: '664816.59' })
+  t.notOk(short.some((e) => e.type === 'CreditPaid'), 'a cent short of it settles nothing')
+})
+
+t.test('a zero order of 0 settles a credit whose interest paid ahead is worth more than what is owed, and owes the rest back', async (t) => {
+  const [first] = credit.given(...disbursed).state.installments
+  // 1,019,066.34 paid on installment 1 the day after disbursement: it and the rest of the schedule paid but for 1,000.00 of the last principal.
+  const early: CreditCommand = {
+    type: 'ApplyPayment', orderId: 'o-almost', installmentId: first?.installmentId ?? '', installmentNumber: 1,
+    amount: '1019066.34', collectionCosts: '0.00', valueDate: '2026-03-06T08:00:00.000Z', orderedAt: '2026-03-06T08:00:00.000Z', now: '2026-03-06T09:00:00.000Z',
+  }
+  const almost = [...disbursed, ...decide(disbursed, early)]
+  const events = decide(almost, {
+    type: 'ApplyPayment', orderId: 'o-zero', installmentId: 'zero', installmentNumber: 0, amount: '0.00', collectionCosts: '0.00',
+    valueDate: '2026-03-20T08:00:00.000Z', orderedAt: '2026-03-20T09:00:00.000Z', now: '2026-03-20T10:00:00.000Z',
+  })
+  t.same(events.map((e) => e.type), ['CreditPaymentApplied', 'CreditPaid'])
+  // Interest paid: 20,066.34; accrued by 03-20: 4,838.71; principal owed 1,000.00. Applied 1,000.00 − 15,227.63.
+  t.match(events[0]?.data, { amount: '0.00', appliedAmount: '-14227.63', unappliedAmount: '14227.63' }, 'what the credit is worth beyond the debt is owed back')
+  t.same(credit.given(...almost, ...events).state.installments.map((i) => i.paidInterest), ['4838.71', '0.00', '0.00'])
+})
+
 t.test('a zero order made after an installment fell due owes that installment\'s whole interest, however early its value date', async (t) => {
   const backDated: CreditCommand = {
     type: 'ApplyPayment', orderId: 'o-back', installmentId: 'zero', installmentNumber: 0, amount: '1010000.00', collectionCosts: '0.00',

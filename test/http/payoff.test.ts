@@ -135,6 +135,39 @@ t.test('the payoff after an installment is paid: the next period accrues from it
   t.equal(mid.interest, (Number(second.interest) * 10 / period).toFixed(2), 'a day after today is quoted as if nothing else were paid')
 })
 
+t.test('a payoff after an installment paid ahead credits its interest not accrued: both orders together cost what the payoff alone would, and ledger-a books it back', async (t) => {
+  const { clock, svc, l, credit } = await setup(t)
+  const [first] = credit.installments
+  if (first === undefined) throw new Error('no installment')
+  clock.advance(10 * DAY)
+  const alone = (await payoffOf(l, credit.ID, '?date=2026-01-20')).json().data.payoff
+  const url = `/v1/payables/${credit.ID}/installments/${first.ID}/orders`
+  await approve(svc, l, url, (await l.call('POST', url, {})).json().order.ID)
+  clock.advance(5 * DAY)
+  const quote = (await payoffOf(l, credit.ID)).json().data.payoff
+  t.equal(quote.date, '2026-01-20')
+  t.equal(cents(quote.creditedInterest), cents(first.interest) - cents(alone.interest), 'the first period\'s interest paid, less what 15 days accrued')
+  t.equal(cents(quote.total), cents(quote.principal) + cents(quote.interest) - cents(quote.creditedInterest))
+  t.equal(cents(first.amount) + cents(quote.total), cents(alone.total), 'the installment and the payoff together: what the payoff alone would have cost that day')
+  t.match(quote.installments[0], { number: 1, principal: '0.00', interest: '0.00', creditedInterest: quote.creditedInterest })
+
+  const created = await l.call('POST', zeroOrders(credit.ID), {})
+  t.equal(created.json().order.Amount, quote.total, 'the zero order asks the credited payoff')
+  await approve(svc, l, zeroOrders(credit.ID), created.json().order.ID)
+  const after = (await l.call('GET', `/v1/credits/${credit.ID}`)).json().data.credit
+  t.match(after, { state: 'Pagado', balances: { outstandingTotal: '0.00', paidTotal: alone.total, waivedInterest: alone.waivedInterest } })
+  t.equal(after.installments[0].paidInterest, alone.installments[0].interest, 'the first period paid what it accrued')
+
+  const journal = (await exportFile(svc.runtime, svc.organizationId, { type: 'ledger-a', after: '2026-01-01T00:00:00Z', before: '2026-02-01T00:00:00Z' })).rows
+  const entry = journal.filter((row) => row['reference'] === created.json().order.ID)
+  t.same(entry.map((row) => [row['account_code'], row['debit'], row['credit']]), [
+    ['1110', quote.total, '0.00'], ['1405', '0.00', quote.principal], ['4102', quote.creditedInterest, '0.00'],
+  ], 'the bank receives the payoff, the portfolio falls by the principal, the interest credited is taken back from income')
+  const byEntry = new Map<string, number>()
+  for (const row of journal) byEntry.set(row['entry_id'] ?? '', (byEntry.get(row['entry_id'] ?? '') ?? 0) + cents(row['debit'] ?? '0') - cents(row['credit'] ?? '0'))
+  t.same([...byEntry.values()].filter((sum) => sum !== 0), [], 'every entry balances')
+})
+
 t.test('the payoff route refuses what it cannot quote, in the envelope', async (t) => {
   const { svc, l, credit } = await setup(t)
   const early = await payoffOf(l, credit.ID, '?date=2026-01-04')
@@ -154,8 +187,8 @@ t.test('the payoff route refuses what it cannot quote, in the envelope', async (
   t.equal((await l.call('GET', `/v1/payables/${credit.ID}/payoff`, undefined, noCredits)).statusCode, 403)
 })
 
-t.test('a payoff of 0 (every principal paid ahead, no interest accrued yet) is refused rather than ordered for 0', async (t) => {
-  const { l } = await setup(t)
+t.test('with every principal paid ahead the payoff is the interest paid ahead, negative: a zero order of 0 settles the credit and owes it back', async (t) => {
+  const { svc, l } = await setup(t)
   // 100 JPY over 36 months at 600 %: every installment but the last pays interest only (principal 0).
   const creditLineId = await l.createLine({ currency: 'JPY', principalMin: '100', principalMax: '100000', principalDefault: '100', rate: '600', timeMin: 6, timeMax: 36, timeDefault: 36 })
   const credit = await l.disbursedCredit({ creditLineId })
@@ -163,14 +196,23 @@ t.test('a payoff of 0 (every principal paid ahead, no interest accrued yet) is r
   if (last === undefined) throw new Error('no installment')
   t.same([credit.installments[0]?.principal, last.principal], ['0', '100'])
   const url = `/v1/payables/${credit.ID}/installments/${last.ID}/orders`
-  const order = (await l.call('POST', url, {})).json().order
-  const applied = nextEvent(l.svc.runtime, 'CreditPaymentApplied')
-  t.equal((await l.call('POST', `${url}/${order.ID}/approve`)).statusCode, 200)
-  await applied
-  await l.svc.runtime.settle(await l.svc.runtime.eventStore.headPosition())
-  t.match((await payoffOf(l, credit.ID)).json().data.payoff, { principal: '0', interest: '0', total: '0' })
-  const refused = await l.call('POST', zeroOrders(credit.ID), {})
-  t.equal(refused.statusCode, 409)
-  t.match(refused.json().data, { code: 'CONFLICT', message: /^the payoff on \d{4}-\d{2}-\d{2} is 0/ })
-  t.equal((await l.call('GET', `/v1/credits/${credit.ID}`)).json().data.credit.state, 'Desembolsado', 'nothing forgiven: the interest falls due as scheduled')
+  await approve(svc, l, url, (await l.call('POST', url, {})).json().order.ID)
+  const quote = (await payoffOf(l, credit.ID)).json().data.payoff
+  t.match(quote, { principal: '0', interest: '0', creditedInterest: last.interest, total: `-${last.interest}` }, 'the last period\'s interest, paid on the disbursement day')
+  t.equal((await l.call('GET', `/v1/credits/${credit.ID}`)).json().data.credit.balances.payoff, quote.total, 'the credit shows it too')
+
+  const tooMuch = await l.call('POST', zeroOrders(credit.ID), { Amount: '1' })
+  t.equal(tooMuch.statusCode, 400)
+  t.match(tooMuch.json().data.errors, [{ field: 'body.Amount', message: /^must not exceed the payoff on \d{4}-\d{2}-\d{2} \(0\)/ }])
+  const negative = await l.call('POST', zeroOrders(credit.ID), { Amount: '-1' })
+  t.equal(negative.statusCode, 400, 'never a negative order')
+  const created = await l.call('POST', zeroOrders(credit.ID), { Amount: '0' })
+  t.equal(created.statusCode, 201, created.body)
+  t.equal(created.json().order.Amount, '0')
+  await approve(svc, l, zeroOrders(credit.ID), created.json().order.ID)
+  const after = (await l.call('GET', `/v1/credits/${credit.ID}`)).json().data.credit
+  t.match(after, { state: 'Pagado', balances: { outstandingTotal: '0', unapplied: last.interest } }, 'the interest paid ahead is the debtor\'s, to refund')
+  const order = (await l.call('GET', `${zeroOrders(credit.ID)}/${created.json().order.ID}`)).json()
+  t.match(order.Application, { appliedAmount: `-${last.interest}`, unappliedAmount: last.interest })
+  t.equal((await l.call('POST', url, {})).statusCode, 409, 'and the credit takes no more orders')
 })

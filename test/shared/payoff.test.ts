@@ -1,6 +1,7 @@
 import t from 'tap'
 import { exact, plus, toMoneyText } from '../../src/shared/exactDecimal.js'
-import { applyAllocations, installmentPosition, isPaid, totalOutstanding, type InstallmentPosition } from '../../src/shared/installments.js'
+import { allocatePayment, applyAllocations, installmentPosition, isPaid, totalOutstanding, type InstallmentPosition } from '../../src/shared/installments.js'
+import { journalLines } from '../../src/exports/lib/ledger.js'
 import { accruedInterest, payoffDay, payoffQuote, payoffShortfall, settleQuote } from '../../src/shared/payoff.js'
 
 const row = (number: number, dueDate: string, principal: string, interest: string): InstallmentPosition =>
@@ -14,14 +15,14 @@ const schedule = [
 ]
 const DISBURSED = '2026-01-10'
 const text = (quote: ReturnType<typeof payoffQuote>) => ({
-  principal: toMoneyText(quote.principal, 'COP'), interest: toMoneyText(quote.interest, 'COP'), total: toMoneyText(quote.total, 'COP'),
-  waived: toMoneyText(quote.waived, 'COP'),
+  principal: toMoneyText(quote.principal, 'COP'), interest: toMoneyText(quote.interest, 'COP'), credited: toMoneyText(quote.credited, 'COP'),
+  total: toMoneyText(quote.total, 'COP'), waived: toMoneyText(quote.waived, 'COP'),
   lines: quote.lines.map((l) => [l.number, toMoneyText(l.principal, 'COP'), toMoneyText(l.interest, 'COP'), toMoneyText(l.waived, 'COP')]),
 })
 
 t.test('on the disbursement day the payoff is the principal alone: every interest is forgiven', async (t) => {
   t.same(text(payoffQuote(schedule, DISBURSED, DISBURSED, 'COP')), {
-    principal: '1000000.00', interest: '0.00', total: '1000000.00', waived: '90000.00',
+    principal: '1000000.00', interest: '0.00', credited: '0.00', total: '1000000.00', waived: '90000.00',
     lines: [[1, '300000.00', '0.00', '31000.00'], [2, '330000.00', '0.00', '28000.00'], [3, '370000.00', '0.00', '31000.00']],
   })
 })
@@ -47,15 +48,64 @@ t.test('an accrued share rounds half up in the minor unit', async (t) => {
   t.equal(toMoneyText(accruedInterest('31.00', '2026-01-10', '2026-02-10', '2026-01-25', 'COP'), 'COP'), '15.00')
 })
 
-t.test('paid installments are left out; interest paid ahead counts against its accrual and is never refunded', async (t) => {
+t.test('installments paid when due are left out; interest paid ahead of its accrual is credited to principal and its period forgiven', async (t) => {
   const firstPaid = applyAllocations(schedule, [
     { installmentId: 'i1', number: 1, principal: '300000.00', interest: '31000.00', amount: '331000.00', paidInFull: true },
     { installmentId: 'i2', number: 2, principal: '0.00', interest: '20000.00', amount: '20000.00', paidInFull: false },
   ], 'COP', '2026-02-01T00:00:00.000Z')
-  const quote = text(payoffQuote(firstPaid, DISBURSED, '2026-02-24', 'COP'))
-  t.same(quote.lines, [[2, '330000.00', '0.00', '8000.00'], [3, '370000.00', '0.00', '31000.00']],
-    '20,000 paid on the second period, 14,000 accrued: nothing more owed, the 8,000 left forgiven, the 6,000 beyond kept')
-  t.same([quote.total, quote.waived], ['700000.00', '39000.00'])
+  const quote = payoffQuote(firstPaid, DISBURSED, '2026-02-24', 'COP')
+  t.same(text(quote).lines, [[2, '330000.00', '0.00', '14000.00'], [3, '370000.00', '0.00', '31000.00']],
+    '20,000 paid on the second period, 14,000 accrued: nothing more owed, the other 14,000 of it forgiven')
+  t.same(quote.lines.map((line) => toMoneyText(line.credited, 'COP')), ['6000.00', '0.00'], 'the 6,000 paid beyond the accrual is credited')
+  t.same([text(quote).total, text(quote).credited, text(quote).waived], ['694000.00', '6000.00', '45000.00'])
+
+  const { allocations, waivers } = settleQuote(quote, 'COP')
+  t.same(allocations.map((a) => [a.number, a.principal, a.interest, a.amount]), [[2, '330000.00', '-6000.00', '324000.00'], [3, '370000.00', '0.00', '370000.00']],
+    'the credit is the allocation\'s negative interest: the allocations add up to the money received')
+  const settled = applyAllocations(firstPaid, allocations, 'COP', '2026-02-24T12:00:00.000Z', waivers)
+  t.ok(settled.every(isPaid))
+  t.same(settled.slice(1).map((i) => [i.paidPrincipal, i.paidInterest, i.waivedInterest]), [['330000.00', '14000.00', '14000.00'], ['370000.00', '0.00', '31000.00']],
+    'each period has paid exactly what it accrued')
+})
+
+t.test('what a payoff takes in all is the same whether an installment was paid ahead first or not', async (t) => {
+  const day = '2026-01-25'
+  const straight = payoffQuote(schedule, DISBURSED, day, 'COP')
+  for (const target of ['i1', 'i2', 'i3']) {
+    const early = allocatePayment(schedule, target, exact(schedule.find((i) => i.installmentId === target)!.amount), 'COP')
+    const after = applyAllocations(schedule, early.allocations, 'COP', `${day}T09:00:00.000Z`)
+    const quote = payoffQuote(after, DISBURSED, day, 'COP')
+    t.equal(toMoneyText(plus(early.applied, quote.total), 'COP'), toMoneyText(straight.total, 'COP'), `installment ${target} paid in full that morning`)
+    const { allocations, waivers } = settleQuote(quote, 'COP')
+    const settled = applyAllocations(after, allocations, 'COP', `${day}T12:00:00.000Z`, waivers)
+    t.same(settled.map((i) => i.paidInterest), ['15000.00', '0.00', '0.00'], 'every credit ends with the same interest paid')
+    t.equal(settled.find((i) => i.installmentId === target)?.paidAt, `${day}T09:00:00.000Z`, 'the installment paid ahead keeps the time it was paid')
+  }
+})
+
+t.test('interest paid ahead worth more than what is owed quotes a negative payoff: settling it owes the rest back', async (t) => {
+  const allButOneCent = applyAllocations(schedule, [
+    { installmentId: 'i1', number: 1, principal: '299999.99', interest: '31000.00', amount: '330999.99', paidInFull: false },
+    { installmentId: 'i2', number: 2, principal: '330000.00', interest: '28000.00', amount: '358000.00', paidInFull: true },
+    { installmentId: 'i3', number: 3, principal: '370000.00', interest: '31000.00', amount: '401000.00', paidInFull: true },
+  ], 'COP', '2026-01-12T00:00:00.000Z')
+  const quote = payoffQuote(allButOneCent, DISBURSED, '2026-01-25', 'COP')
+  t.same([text(quote).principal, text(quote).credited, text(quote).total], ['0.01', '75000.00', '-74999.99'],
+    'a cent of principal owed; 90,000 of interest paid, 15,000 accrued')
+  const { allocations, waivers } = settleQuote(quote, 'COP')
+  t.equal(toMoneyText(allocations.reduce((sum, a) => plus(sum, exact(a.amount)), exact('0')), 'COP'), '-74999.99', 'the allocations add up to the total')
+  const settled = applyAllocations(allButOneCent, allocations, 'COP', '2026-01-25T12:00:00.000Z', waivers)
+  t.ok(settled.every(isPaid))
+  t.same(settled.map((i) => [i.paidPrincipal, i.paidInterest]), [['300000.00', '15000.00'], ['330000.00', '0.00'], ['370000.00', '0.00']], 'each period paid what it accrued')
+})
+
+t.test('in ledger-a a payoff crediting more interest than it collects debits interest income, and the entry balances', async (t) => {
+  const lines = journalLines({
+    _id: 'm', kind: 'payment', creditId: 'c', organizationId: 'o', creditLineId: 'l', debtorId: 'd', currency: 'COP', at: '2026-02-24T12:00:00.000Z',
+    reference: 'o1', method: null, actorId: '', principal: '700000.00', interest: '-6000.00', amount: '694000.00', collectionCosts: '0.00', unapplied: '0.00',
+    target: 'zero', allocations: [], settles: true,
+  })
+  t.same(lines.map((l) => [l.account.code, l.debit, l.credit]), [['1110', '694000.00', '0.00'], ['1405', '0.00', '700000.00'], ['4102', '6000.00', '0.00']])
 })
 
 t.test('settling a quote pays each line and forgives the rest: nothing is owed after', async (t) => {

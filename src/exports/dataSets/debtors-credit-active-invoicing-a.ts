@@ -56,7 +56,7 @@ export const debtorsCreditActiveInvoicingADataSet = defineDataSet({
     integer<Row>('CREDITOS_ACTIVOS', 'credits in this currency active in the period', (r) => r.book.credits.filter(({ credit }) => isActiveIn(credit, r.after)).length),
     date<Row>('PERIODO_DESDE', 'first day invoiced (empty: since the beginning)', (r) => r.from),
     date<Row>('PERIODO_HASTA', 'last day invoiced', (r) => r.to),
-    money<Row>('INTERESES', 'interest collected in the period', (r) => r.figures.interestCollected),
+    money<Row>('INTERESES', 'interest collected in the period, net of interest a payoff credited to principal: negative when a payoff credited interest invoiced in an earlier period (the amount of a credit note)', (r) => r.figures.interestCollected),
     money<Row>('GASTOS_COBRANZA', 'collection costs collected in the period', (r) => r.figures.collectionCosts),
     money<Row>('TOTAL', 'interest plus collection costs', (r) =>
       toMoneyString(decimalOf(r.figures.interestCollected).plus(r.figures.collectionCosts), r.book.currency)),

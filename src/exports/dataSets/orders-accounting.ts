@@ -36,7 +36,7 @@ export const ordersAccountingDataSet = defineDataSet({
     money<OrderDoc>('total_received', 'amount plus collection costs (debit to the bank)', (o) =>
       (o.order === null ? null : toMoneyString(decimalOf(o.order.amount).plus(o.order.collectionCosts), o.order.currency))),
     money<OrderDoc>('applied_principal', 'principal repaid', (o) => applied(o, 'principal')),
-    money<OrderDoc>('applied_interest', 'interest collected', (o) => applied(o, 'interest')),
+    money<OrderDoc>('applied_interest', 'interest collected; for a payoff, net of interest paid ahead it credited to principal (negative when that is more)', (o) => applied(o, 'interest')),
     money<OrderDoc>('unapplied', 'received beyond what was owed', (o) => o.application?.unappliedAmount),
     timestamp<OrderDoc>('applied_at', 'when it was applied to the credit', (o) => o.application?.appliedAt),
     text<OrderDoc>('provider', 'payment provider', (o) => o.provider),

@@ -76,7 +76,7 @@ export const refinanceDataSet = defineDataSet({
     timestamp<Row>('payoff_at', 'when the whole balance was applied', (r) => r.payoff.at),
     text<Row>('payoff_order_id', 'the payment order that paid it off', (r) => r.payoff.reference),
     money<Row>('payoff_principal', 'principal it paid', (r) => r.payoff.principal),
-    money<Row>('payoff_interest', 'interest it paid', (r) => r.payoff.interest),
+    money<Row>('payoff_interest', 'interest it paid, net of interest paid ahead it credited to principal (negative when that is more)', (r) => r.payoff.interest),
     money<Row>('payoff_amount', 'the order\'s amount', (r) => r.payoff.amount),
     integer<Row>('installments_prepaid', 'installments due after the payoff day', (r) => r.credit.installments.filter((i) => i.dueDate > dayOf(r.payoff.at)).length),
     boolean<Row>('refinanced', `a new credit of the debtor was disbursed within ${REFINANCE_WINDOW_DAYS} days of the payoff`, (r) => r.replacement !== null),

@@ -34,7 +34,9 @@ export interface JournalLine {
  * Payment: the bank receives the order's amount plus collection costs; the
  * portfolio falls by the principal repaid; interest and collection costs are
  * income when collected (cash basis: no event marks an accrual); what exceeded
- * the debt is owed back to the debtor.
+ * the debt is owed back to the debtor. A payoff that credits interest paid
+ * ahead of its accrual to principal takes that income back: its interest is
+ * net, a debit of interest income when the credit exceeds what it collected.
  */
 export const journalLines = (movement: CreditMovementDoc): JournalLine[] => {
   const { currency } = movement
@@ -46,7 +48,9 @@ export const journalLines = (movement: CreditMovementDoc): JournalLine[] => {
     : [
       debit(ledgerAccounts.bank, toMoneyString(money(movement.amount).plus(movement.collectionCosts), currency)),
       credit(ledgerAccounts.portfolio, movement.principal),
-      credit(ledgerAccounts.interestIncome, movement.interest),
+      money(movement.interest).isNegative()
+        ? debit(ledgerAccounts.interestIncome, toMoneyString(money(movement.interest).negated(), currency))
+        : credit(ledgerAccounts.interestIncome, movement.interest),
       credit(ledgerAccounts.collectionIncome, movement.collectionCosts),
       credit(ledgerAccounts.debtorBalances, movement.unapplied),
     ]
@@ -108,7 +112,7 @@ export const ledgerTotalsColumns: ReadonlyArray<Column<LedgerTotals>> = [
   moneyColumn<LedgerTotals>('opening_balance', 'principal owed when the period starts', (t) => t.openingBalance),
   moneyColumn<LedgerTotals>('disbursed', 'principal disbursed in the period (debit 1405)', (t) => t.disbursed),
   moneyColumn<LedgerTotals>('principal_collected', 'principal repaid in the period (credit 1405)', (t) => t.principalCollected),
-  moneyColumn<LedgerTotals>('interest_collected', 'interest collected in the period (credit 4102)', (t) => t.interestCollected),
+  moneyColumn<LedgerTotals>('interest_collected', 'interest collected in the period (credit 4102), net of interest a payoff credited to principal (negative when that is more)', (t) => t.interestCollected),
   moneyColumn<LedgerTotals>('collection_costs', 'collection costs collected in the period (credit 4195)', (t) => t.collectionCosts),
   moneyColumn<LedgerTotals>('unapplied', 'received beyond what was owed in the period (credit 2595)', (t) => t.unapplied),
   moneyColumn<LedgerTotals>('closing_balance', 'principal owed when the period ends: opening + disbursed − principal collected', (t) => t.closingBalance),
