@@ -1,7 +1,9 @@
-import type { CreditEvent } from '../events/credit.js'
+import type { CreditDisbursed, CreditEvent } from '../events/credit.js'
 import { evolveCredit, initialCreditState, type CreditScore, type CreditState, type CreditStreamEvent, type CreditTerms } from '../events/creditState.js'
 import type { TaxRate } from '../events/tax.js'
-import { addMonths, dayOf, dayOfMonthOf, frenchSchedule, LAST_YEAR, monthlyRateOf, monthlyRatePercent, scheduleEndsByLastYear, type Schedule } from '../shared/amortization.js'
+import {
+  addMonths, dayOf, dayOfMonthOf, firstPeriodInterest, firstPeriodOf, frenchSchedule, LAST_YEAR, monthlyRateOf, monthlyRatePercent, scheduleEndsByLastYear, type Schedule,
+} from '../shared/amortization.js'
 import { AppError, invalidFields, invalidTransition, type FieldError } from '../shared/errors.js'
 import { exact, isZero, lessThan, minus, toMoneyText, ZERO } from '../shared/exactDecimal.js'
 import { deterministicId } from '../shared/ids.js'
@@ -71,11 +73,16 @@ const requestErrors = (command: Extract<CreditCommand, { type: 'RequestCredit' }
   const requested = command.requestedFirstDueDate
   if (requested !== null && requested <= dayOf(command.now)) {
     errors.push({ field: 'body.firstDueDate', message: 'must be after the request date' })
+  } else if (requested !== null && requested > addMonths(dayOf(command.now), FIRST_PERIOD_MONTHS_MAX)) {
+    errors.push({ field: 'body.firstDueDate', message: `must be within ${FIRST_PERIOD_MONTHS_MAX} months of the request date (${addMonths(dayOf(command.now), FIRST_PERIOD_MONTHS_MAX)})` })
   } else if (requested !== null && termOk && !scheduleEndsByLastYear(requested, term)) {
     errors.push({ field: 'body.firstDueDate', message: `must leave the last of ${term} monthly installments on or before ${LAST_YEAR}-12-31` })
   }
   return errors
 }
+
+/** The longest first period a request may ask for: its first installment carries that period's interest, compounded. */
+export const FIRST_PERIOD_MONTHS_MAX = 12
 
 /**
  * Every installment must owe something: a level payment that rounds to 0 in
@@ -116,9 +123,11 @@ const decideRequest = (command: Extract<CreditCommand, { type: 'RequestCredit' }
   }
   const errors = requestErrors(command)
   if (errors.length > 0) throw invalidFields(errors)
+  const due = dueDaysAt(command.requestedFirstDueDate, command.now)
+  const firstPeriod = firstPeriodOf(dayOf(command.now), due.firstDueDate)
   const schedule = frenchSchedule({
-    principal: command.principal, term: command.term, monthlyRate: monthlyRateOf(command.rate, command.rateType), currency: command.currency,
-    ...dueDaysAt(command.requestedFirstDueDate, command.now),
+    principal: command.principal, term: command.term, monthlyRate: monthlyRateOf(command.rate, command.rateType), currency: command.currency, ...due,
+    firstPeriod: { ...firstPeriod, rate: command.rate, rateType: command.rateType },
   })
   const unpayable = scheduleErrors(command, schedule)
   if (unpayable.length > 0) throw invalidFields(unpayable)
@@ -127,10 +136,18 @@ const decideRequest = (command: Extract<CreditCommand, { type: 'RequestCredit' }
     debtorId: command.debtorId, principal: toMoneyString(command.principal, command.currency), term: command.term, rate: command.rate,
     rateType: command.rateType, monthlyRate: monthlyRatePercent(command.rate, command.rateType), currency: command.currency,
     installmentAmount: schedule.installmentAmount, totalInterest: schedule.totalInterest, totalAmount: schedule.totalAmount,
-    requestedFirstDueDate: command.requestedFirstDueDate, availableDays: command.availableDays,
+    requestedFirstDueDate: command.requestedFirstDueDate, firstPeriod, availableDays: command.availableDays,
     installments: schedule.installments.map((i) => ({ installmentId: installmentId(command.creditId, i.number), ...i })),
     requestedAt: command.now, ...(command.idempotency === undefined ? {} : { idempotency: command.idempotency }),
   } }]
+}
+
+/** The first period from the disbursement day to the first due date, and the first installment's interest and amount for it. */
+const firstPeriodAt = (state: CreditState, start: string, firstDueDate: string): NonNullable<CreditDisbursed['data']['firstPeriod']> => {
+  const period = firstPeriodOf(start, firstDueDate)
+  const interest = firstPeriodInterest(state.principal, state.rate, state.rateType, period, state.currency)
+  const principal = state.installments.find((i) => i.number === 1)?.principal ?? '0'
+  return { ...period, interest: toMoneyString(interest, state.currency), amount: toMoneyString(interest.plus(principal), state.currency) }
 }
 
 const decideDisbursement = (command: Extract<CreditCommand, { type: 'DisburseCredit' }>, state: CreditState): CreditStreamEvent[] => {
@@ -149,10 +166,19 @@ const decideDisbursement = (command: Extract<CreditCommand, { type: 'DisburseCre
       + 'cancel the credit and request it again with an earlier firstDueDate', { firstDueDate: first, term: state.installments.length })
   }
   const installments = state.installments.map((i) => ({ installmentId: i.installmentId, number: i.number, dueDate: addMonths(first, i.number - 1, dayOfMonth) }))
+  const firstPeriod = state.firstPeriod === null ? null : firstPeriodAt(state, dayOf(command.now), first)
+  if (firstPeriod !== null && money(firstPeriod.amount).isZero()) {
+    // The request's check that every installment owes something, again for the period the disbursement day leaves.
+    throw new AppError('CONFLICT', `disbursed today the first installment (due ${first}) would owe nothing: ${firstPeriod.days} days of interest on its principal part round to 0; `
+      + 'disburse it another day, or cancel the credit and request it again', { firstDueDate: first })
+  }
   return [{ type: 'CreditDisbursed', data: {
     creditId: state.creditId, organizationId: state.organizationId, creditLineId: state.creditLineId, debtorId: state.debtorId,
     principal: state.principal, currency: state.currency, method: command.method, reference: command.reference, firstDueDate: first,
-    maturityDate: installments[installments.length - 1]?.dueDate ?? first, installments, disbursedBy: command.by, disbursedAt: command.now,
+    maturityDate: installments[installments.length - 1]?.dueDate ?? first, installments,
+    // Credits requested before first periods were weighed keep the schedule they were shown: a month's interest.
+    ...(firstPeriod === null ? {} : { firstPeriod }),
+    disbursedBy: command.by, disbursedAt: command.now,
   } }, ...taxApplications(command.taxes, { appliesTo: 'CREDIT', subjectId: state.creditId, base: state.principal, currency: state.currency }, command.now)]
 }
 

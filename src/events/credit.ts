@@ -25,6 +25,14 @@ export type CreditRequested = Event<'CreditRequested', {
   totalAmount: string
   /** The first due date the requester asked for, or null (then one month after disbursement). */
   requestedFirstDueDate: string | null
+  /**
+   * The first period from the request day to the provisional first due date
+   * (whole months, then days): the first installment's interest is that
+   * period's. Present on credits requested from November 2026 on; on earlier
+   * ones the first installment is a month's interest whatever the period.
+   * The disbursement replaces it with the final period (CreditDisbursed).
+   */
+  firstPeriod?: { months: number; days: number }
   /** The line's availableDays at request time: days an approval stays disbursable (0: no limit). */
   availableDays: number
   installments: InstallmentSchedule[]
@@ -60,6 +68,13 @@ export type CreditDisbursed = Event<'CreditDisbursed', {
   firstDueDate: string
   maturityDate: string
   installments: Array<{ installmentId: string; number: number; dueDate: string }>
+  /**
+   * The first period from the disbursement day to `firstDueDate` (whole
+   * months, then days) and the first installment's interest and amount for
+   * it. Absent on credits disbursed before November 2026, whose first
+   * installment kept a month's interest whatever the period's length.
+   */
+  firstPeriod?: { months: number; days: number; interest: string; amount: string }
   disbursedBy: string
   disbursedAt: string
 }>

@@ -10,7 +10,7 @@ export type CreditStreamEvent = CreditEvent | TaxApplied
 export type CreditScore = Omit<CreditScored['data'], 'creditId' | 'organizationId'>
 
 /** What a credit request fixes for the life of the credit, as CreditRequested records it. */
-export type CreditTerms = Omit<CreditRequested['data'], 'installments' | 'requestedAt'>
+export type CreditTerms = Omit<CreditRequested['data'], 'installments' | 'requestedAt' | 'firstPeriod'>
 
 /**
  * What a credit stream folds into: the credit decider decides on it, and the
@@ -39,6 +39,8 @@ export interface CreditState extends CreditTerms {
   disbursementReference: string | null
   firstDueDate: string | null
   maturityDate: string | null
+  /** The first period its first installment's interest is for (the request's until disbursement); null on credits requested before first periods were weighed. */
+  firstPeriod: { months: number; days: number } | null
   paidAt: string | null
   updatedAt: string
 }
@@ -48,15 +50,19 @@ export const initialCreditState = (): CreditState => ({
   rateType: 'FIXED', monthlyRate: '0', currency: '', installmentAmount: '0', totalInterest: '0', totalAmount: '0', requestedFirstDueDate: null,
   availableDays: 0, installments: [], appliedOrders: [], unapplied: '0', score: null, taxes: [], requestedAt: '', approvedAt: null, approvedBy: null,
   rejectedAt: null, rejectionReason: null, cancelledAt: null, cancellationReason: null, disbursedAt: null, disbursementMethod: null,
-  disbursementReference: null, firstDueDate: null, maturityDate: null, paidAt: null, updatedAt: '',
+  disbursementReference: null, firstDueDate: null, maturityDate: null, firstPeriod: null, paidAt: null, updatedAt: '',
 })
+
+/** The schedule's interest, summed. */
+const scheduledInterest = (installments: readonly InstallmentPosition[], currency: string): string =>
+  toMoneyText(installments.reduce((sum, i) => plus(sum, exact(i.interest)), exact('0')), currency)
 
 export const evolveCredit = (state: CreditState, event: CreditStreamEvent): CreditState => {
   switch (event.type) {
     case 'CreditRequested': {
-      const { installments, requestedAt, ...data } = event.data
+      const { installments, requestedAt, firstPeriod, ...data } = event.data
       return {
-        ...initialCreditState(), ...data, status: 'Solicitado', requestedAt, updatedAt: requestedAt,
+        ...initialCreditState(), ...data, status: 'Solicitado', requestedAt, updatedAt: requestedAt, firstPeriod: firstPeriod ?? null,
         installments: installments.map((i) => installmentPosition(i, '0', '0', null)),
       }
     }
@@ -68,10 +74,17 @@ export const evolveCredit = (state: CreditState, event: CreditStreamEvent): Cred
       return { ...state, status: 'Anulado', cancelledAt: event.data.cancelledAt, cancellationReason: event.data.reason, updatedAt: event.data.cancelledAt }
     case 'CreditDisbursed': {
       const dates = new Map(event.data.installments.map((i) => [i.installmentId, i.dueDate]))
+      const { firstPeriod } = event.data
+      const installments = state.installments.map((i) => {
+        const row = firstPeriod === undefined || i.number !== 1 ? i : { ...i, interest: firstPeriod.interest, amount: firstPeriod.amount }
+        return installmentPosition(row, i.paidPrincipal, i.paidInterest, i.paidAt, dates.get(i.installmentId) ?? i.dueDate, i.waivedInterest)
+      })
+      const totalInterest = firstPeriod === undefined ? state.totalInterest : scheduledInterest(installments, state.currency)
       return {
         ...state, status: 'Desembolsado', disbursedAt: event.data.disbursedAt, disbursementMethod: event.data.method,
         disbursementReference: event.data.reference, firstDueDate: event.data.firstDueDate, maturityDate: event.data.maturityDate,
-        installments: state.installments.map((i) => installmentPosition(i, i.paidPrincipal, i.paidInterest, i.paidAt, dates.get(i.installmentId) ?? i.dueDate, i.waivedInterest)),
+        installments, totalInterest, firstPeriod: firstPeriod === undefined ? state.firstPeriod : { months: firstPeriod.months, days: firstPeriod.days },
+        totalAmount: firstPeriod === undefined ? state.totalAmount : toMoneyText(plus(exact(state.principal), exact(totalInterest)), state.currency),
         updatedAt: event.data.disbursedAt,
       }
     }

@@ -30,3 +30,13 @@ export const upcast = (type: string, data: unknown, version: number): { type: st
   }
   return { type, data: current, schemaVersion: at }
 }
+
+/**
+ * Version 2 of these events means more than version 1 did, in data that reads
+ * the same: a payoff's negative interest (interest paid ahead, credited), an
+ * allocation reaching an installment already paid, a first period weighed by
+ * its days. A release that reads only version 1 would fold them into other
+ * figures, so it refuses them instead (serialization.ts); version 1 data needs
+ * no change.
+ */
+for (const type of ['CreditRequested', 'CreditDisbursed', 'CreditPaymentApplied']) registerUpcaster(type, 1, (data) => data)

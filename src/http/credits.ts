@@ -72,7 +72,7 @@ export const creditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
         debtorId: Uuid,
         principal: Type.Optional(MoneyInput('decimal string; default: the line\'s principalDefault')),
         term: Type.Optional(Type.Integer({ minimum: 1, description: 'months; default: the line\'s timeDefault' })),
-        firstDueDate: Type.Optional(Type.String({ format: 'date', description: 'YYYY-MM-DD, after today; the last installment must fall by 9999-12-31' })),
+        firstDueDate: Type.Optional(Type.String({ format: 'date', description: 'YYYY-MM-DD, after today and at most 12 months after it (the first installment carries the whole period\'s interest); the last installment must fall by 9999-12-31' })),
       }, { additionalProperties: false }),
       response: { 201: One, 200: Type.Object(One.properties, { description: 'the credit this Idempotency-Key already created' }), ...failures(400, 401, 403, 409) },
     },

@@ -331,8 +331,8 @@ const refreshDebtorOnCredits = async (creditDocs: ReadCollection<CreditDoc>, sum
 
 export const creditsProjection = defineProjection({
   name: 'credits',
-  // 2: a credit not (or never) disbursed owes nothing and has no next due date.
-  version: 2,
+  // 2: a credit not (or never) disbursed owes nothing and has no next due date. 3: `firstPeriod` (null on credits requested before it).
+  version: 3,
   handles: ['CreditRequested', 'CreditApproved', 'CreditRejected', 'CreditCancelled', 'CreditDisbursed', 'CreditScored', 'CreditPaymentApplied',
     'CreditPaid', 'ProfileCreated', 'ProfileUpdated', 'ProfileFileAttached', 'TaxApplied'],
   collections: [credits, installments, debtors],

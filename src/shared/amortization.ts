@@ -13,7 +13,7 @@ export interface ScheduledInstallment {
 }
 
 export interface Schedule {
-  /** The level payment (every installment but possibly the last). */
+  /** The level payment (every installment but possibly the first, when its period is not a month, and the last). */
   installmentAmount: string
   totalInterest: string
   totalAmount: string
@@ -120,6 +120,60 @@ const annuityFactor = (i: Decimal, term: number): Decimal => {
   return money(new Exact(1).minus(new Exact(i).plus(1).pow(-term)))
 }
 
+/** The first period of a schedule, from the day it starts (the disbursement's; the request's for the provisional one) to its first due date. */
+export interface FirstPeriod {
+  /** Whole months, each ending on the start's day of the month (clamped in shorter months). */
+  months: number
+  /** Days after them. */
+  days: number
+}
+
+export const firstPeriodOf = (start: string, firstDueDate: string): FirstPeriod => {
+  const day = dayOfMonthOf(start)
+  let months = Math.max(0, (Number(firstDueDate.slice(0, 4)) - Number(start.slice(0, 4))) * 12 + Number(firstDueDate.slice(5, 7)) - Number(start.slice(5, 7)))
+  while (months > 0 && addMonths(start, months, day) > firstDueDate) months -= 1
+  const from = addMonths(start, months, day)
+  return { months, days: Math.round((Date.parse(`${firstDueDate}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000) }
+}
+
+/**
+ * The interest of the first installment: the principal times the rate of the
+ * first period. A month's is the monthly rate i; a period of m months and d
+ * days runs m + d/30 months, compounded at an effective rate ((1 + i)^(m +
+ * d/30) − 1) and simple at a nominal one (the annual rate × (30m + d)/360,
+ * divided last, so a tie in the minor unit rounds up as it should), so a
+ * first due date eleven days after disbursement charges eleven days of
+ * interest, and one seven weeks out charges seven weeks'. Rounded half up in
+ * the minor unit.
+ */
+export const firstPeriodInterest = (principal: Decimal.Value, rate: string, rateType: RateType, period: FirstPeriod, currency: string): Decimal => {
+  const days = period.months * 30 + period.days
+  if (days === 30) return roundToMinorUnit(money(principal).mul(negligible(monthlyRateOf(rate, rateType))), currency)
+  return interestOver(principal, rate, rateType, money(days).div(30), currency, days)
+}
+
+/**
+ * Interest on a principal over a number of months (fractional), compounded at
+ * an effective rate and simple at a nominal one; `days`, when the months are
+ * whole days, lets the nominal product divide last.
+ */
+export const interestOver = (principal: Decimal.Value, rate: string, rateType: RateType, months: Decimal, currency: string, days?: number): Decimal => {
+  const i = negligible(monthlyRateOf(rate, rateType))
+  if (i.isZero()) return roundToMinorUnit(money(0), currency)
+  switch (rateType) {
+    case 'FIXED':
+      return roundToMinorUnit(money(principal).mul(i.plus(1).pow(months).minus(1)), currency)
+    case 'FIXED_NOMINAL':
+      return roundToMinorUnit(days === undefined ? money(principal).mul(i).mul(months) : money(principal).mul(rate).mul(days).div(36000), currency)
+    default: {
+      const _never: never = rateType
+      return _never
+    }
+  }
+}
+
+const negligible = (monthlyRate: Decimal): Decimal => (monthlyRate.lessThan(NEGLIGIBLE_MONTHLY_RATE) ? money(0) : monthlyRate)
+
 /**
  * French (equal-payment) amortization over monthly periods. The level payment
  * P·i / (1 − (1 + i)^−n) is rounded half-up to the currency's minor unit; each
@@ -127,7 +181,9 @@ const annuityFactor = (i: Decimal, term: number): Decimal => {
  * principal part is the payment minus that interest, and the last installment
  * takes whatever balance is left, so the principal parts add up to the
  * principal exactly. A zero rate, or one too small to show in money, gives
- * P/n per period.
+ * P/n per period. With `firstPeriod` the first installment's interest is
+ * that period's (firstPeriodInterest) and its principal part stays the
+ * level schedule's, so only its amount differs from the others'.
  */
 export const frenchSchedule = (input: {
   principal: string
@@ -137,10 +193,12 @@ export const frenchSchedule = (input: {
   firstDueDate: string
   /** The day of the month the due dates keep; default the first due date's. */
   dayOfMonth?: number
+  /** The first period when it is not a month's interest (absent: a month's, whatever its length, as credits requested before November 2026 had). */
+  firstPeriod?: FirstPeriod & { rate: string; rateType: RateType }
 }): Schedule => {
   const { term, currency } = input
   const principal = money(input.principal)
-  const i = input.monthlyRate.lessThan(NEGLIGIBLE_MONTHLY_RATE) ? money(0) : input.monthlyRate
+  const i = negligible(input.monthlyRate)
   const round = (value: Decimal) => roundToMinorUnit(value, currency)
   const payment = round(i.isZero() ? principal.div(term) : principal.mul(i).div(annuityFactor(i, term)))
   const dates = dueDates(input.firstDueDate, term, input.dayOfMonth)
@@ -148,8 +206,11 @@ export const frenchSchedule = (input: {
   let balance = principal
   let totalInterest = money(0)
   for (let number = 1; number <= term; number++) {
-    const interest = round(balance.mul(i))
-    const due = number === term ? balance : smaller(payment.minus(interest), balance)
+    const monthly = round(balance.mul(i))
+    const due = number === term ? balance : smaller(payment.minus(monthly), balance)
+    const interest = number === 1 && input.firstPeriod !== undefined
+      ? firstPeriodInterest(balance, input.firstPeriod.rate, input.firstPeriod.rateType, input.firstPeriod, currency)
+      : monthly
     balance = balance.minus(due)
     totalInterest = totalInterest.plus(interest)
     installments.push({

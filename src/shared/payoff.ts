@@ -1,7 +1,7 @@
 import { exact, isZero, lessThan, minus, plus, toMoneyText, ZERO, type ExactDecimal } from './exactDecimal.js'
-import { dayOf } from './amortization.js'
+import { dayOf, interestOver } from './amortization.js'
 import { allocatePayment, chargeableInterest, type Allocation, type InstallmentPosition, type InterestWaiver, type Outstanding } from './installments.js'
-import { ZERO_INSTALLMENT } from './lending.js'
+import { ZERO_INSTALLMENT, type RateType } from './lending.js'
 import { money, roundToMinorUnit } from './money.js'
 
 /** What paying a credit off on one day takes from one installment. */
@@ -67,6 +67,8 @@ const smaller = (a: ExactDecimal, b: ExactDecimal): ExactDecimal => (lessThan(a,
  */
 export const payoffQuote = (
   installments: readonly InstallmentPosition[], disbursedDay: string, day: string, currency: string,
+  /** What the first installment's period has accrued by a day inside it, when its interest is that period's (compounded at an effective rate). */
+  firstAccrual?: (day: string) => ExactDecimal,
 ): PayoffQuote => {
   const lines: PayoffLine[] = []
   let principal = ZERO
@@ -77,7 +79,10 @@ export const payoffQuote = (
     const start = periodStart
     periodStart = installment.dueDate
     const chargeable = chargeableInterest(installment)
-    const earned = smaller(accruedInterest(installment.interest, start, installment.dueDate, day, currency), chargeable)
+    const accrued = installment.number === 1 && firstAccrual !== undefined && day > start && day < installment.dueDate
+      ? smaller(firstAccrual(day), exact(installment.interest))
+      : accruedInterest(installment.interest, start, installment.dueDate, day, currency)
+    const earned = smaller(accrued, chargeable)
     const paidInterest = exact(installment.paidInterest)
     const owedPrincipal = minus(exact(installment.principal), exact(installment.paidPrincipal))
     const interestDue = larger(minus(earned, paidInterest), ZERO)
@@ -131,11 +136,42 @@ export const payoffDay = (installments: readonly Pick<InstallmentPosition, 'dueD
   return day
 }
 
+/** What a payoff needs of a credit. */
+export interface PayoffTerms {
+  installments: readonly InstallmentPosition[]
+  currency: string
+  principal: string
+  rate: string
+  rateType: RateType
+  /** Set when the first installment's interest is its period's (credits requested from November 2026 on). */
+  firstPeriod: { months: number; days: number } | null
+}
+
 /** A credit's payoff, disbursed at `disbursedAt`, for an order with this value date made at `orderedAt` (the quote's `day` is the day weighed). */
-export const payoffOf = (
-  credit: { installments: readonly InstallmentPosition[]; currency: string }, disbursedAt: string, valueDate: string, orderedAt: string,
-): PayoffQuote =>
-  payoffQuote(credit.installments, dayOf(disbursedAt), payoffDay(credit.installments, disbursedAt, valueDate, orderedAt), credit.currency)
+export const payoffOf = (credit: PayoffTerms, disbursedAt: string, valueDate: string, orderedAt: string): PayoffQuote => {
+  const disbursedDay = dayOf(disbursedAt)
+  return payoffQuote(credit.installments, disbursedDay, payoffDay(credit.installments, disbursedAt, valueDate, orderedAt), credit.currency, compoundedFirstPeriod(credit, disbursedDay))
+}
+
+/**
+ * A first period longer than a month at an effective rate was charged
+ * compounded ((1 + i)^T − 1 over its T months): by a day inside it, it has
+ * accrued the same rule over the share of T its days have run, so a payoff
+ * midway owes what that time costs at the contract's rate, not a straight
+ * share of the whole (which would charge more). Shorter periods, and nominal
+ * rates (simple interest), accrue in a straight line like every other period.
+ */
+const compoundedFirstPeriod = (credit: PayoffTerms, disbursedDay: string): ((day: string) => ExactDecimal) | undefined => {
+  const period = credit.firstPeriod
+  const first = credit.installments.find((i) => i.number === 1)
+  if (period === null || first === undefined || credit.rateType !== 'FIXED' || period.months * 30 + period.days <= 30) return undefined
+  const thirtieths = period.months * 30 + period.days
+  const length = daysBetween(disbursedDay, first.dueDate)
+  return (day) => {
+    const months = money(thirtieths).mul(daysBetween(disbursedDay, day)).div(30 * length)
+    return exact(interestOver(credit.principal, credit.rate, 'FIXED', months, credit.currency).toFixed())
+  }
+}
 
 /**
  * How an amount short of the payoff is applied: oldest first, each

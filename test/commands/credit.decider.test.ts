@@ -217,26 +217,65 @@ const refusedFields = (command: CreditCommand, events: CreditEvent[] = []): Arra
 }
 
 t.test('a first due date whose last installment would fall after 9999-12-31 is refused on body.firstDueDate', async (t) => {
-  const far = { ...request, term: 12, bounds: { ...request.bounds, timeMax: 480 } }
+  const far = { ...request, term: 12, bounds: { ...request.bounds, timeMax: 480 }, now: '9998-12-01T10:00:00.000Z' }
   const refused = refusedFields({ ...far, requestedFirstDueDate: '9999-06-30' })
   t.same(refused.map((e) => e.field), ['body.firstDueDate'])
   t.match(refused[0]?.message, /on or before 9999-12-31/)
-  t.same(refusedFields({ ...far, term: 480, requestedFirstDueDate: '9980-01-31' }).map((e) => e.field), ['body.firstDueDate'], '480 months from 9980 pass 9999')
+  t.match(refusedFields({ ...far, term: 480, now: '9979-06-01T10:00:00.000Z', requestedFirstDueDate: '9980-01-31' }),
+    [{ field: 'body.firstDueDate', message: /on or before 9999-12-31/ }], '480 months from 9980 pass 9999')
   const last = decide([], { ...far, requestedFirstDueDate: '9999-01-31' })[0]
   if (last?.type !== 'CreditRequested') throw new Error('expected CreditRequested')
   t.equal(last.data.installments.at(-1)?.dueDate, '9999-12-31', 'a schedule ending on 9999-12-31 is taken')
-  t.same(refusedFields({ ...request, term: 13, requestedFirstDueDate: '9999-06-30' }).map((e) => e.field), ['body.term'],
+  t.same(refusedFields({ ...far, term: 13, bounds: request.bounds, requestedFirstDueDate: '9999-06-30' }).map((e) => e.field), ['body.term'],
     'a term outside the line\'s bounds is the error, not the date')
 })
 
 t.test('a credit requested before far first due dates were refused cannot be disbursed past 9999-12-31: 409, nothing appended', async (t) => {
-  const first = decide([], { ...request, term: 12, requestedFirstDueDate: '9999-01-31' })[0]
-  if (first?.type !== 'CreditRequested') throw new Error('expected CreditRequested')
+  const requestedThen = decide([], { ...request, term: 12, now: '9998-12-01T10:00:00.000Z', requestedFirstDueDate: '9999-01-31' })[0]
+  if (requestedThen?.type !== 'CreditRequested') throw new Error('expected CreditRequested')
+  // As an earlier release recorded it: no first period, no bound on the first due date.
+  const { firstPeriod: _period, ...data } = requestedThen.data
+  const first = { ...requestedThen, data }
   const approval = decide([first], { type: 'ApproveCredit', by: 'u1', now })
   const requestedFor = (requestedFirstDueDate: string): CreditEvent[] => [{ ...first, data: { ...first.data, requestedFirstDueDate } }, ...approval]
   const disburse: CreditCommand = { type: 'DisburseCredit', method: 'bank_transfer', reference: '', allowedMethods: [], taxes: [], by: 'u1', now: later }
   credit.given(...requestedFor('9999-06-30')).when(disburse).thenRefused(t, 'CONFLICT')
   t.match(decide(requestedFor('9999-01-31'), disburse)[0]?.data, { firstDueDate: '9999-01-31', maturityDate: '9999-12-31' }, 'twelve months from 9999-01-31 still fit')
+})
+
+t.test('the first installment carries its period\'s interest: provisional from the request day, final from the disbursement day', async (t) => {
+  const shortFirst = decide([], { ...request, requestedFirstDueDate: '2026-03-20' })
+  const requestedEvent = shortFirst[0]
+  if (requestedEvent?.type !== 'CreditRequested') throw new Error('expected CreditRequested')
+  t.same(requestedEvent.data.firstPeriod, { months: 0, days: 19 })
+  t.match(requestedEvent.data.installments[0], { principal: '330022.11', interest: '6333.33', amount: '336355.44' }, '1 % × 19/30 of 1,000,000')
+  const approvedShort = [...shortFirst, ...decide(shortFirst, { type: 'ApproveCredit', by: 'u1', now })]
+  const disbursedEvents = decide(approvedShort, { type: 'DisburseCredit', method: 'bank_transfer', reference: 'T1', allowedMethods: [], taxes: [], by: 'u1', now: later })
+  t.match(disbursedEvents[0]?.data, { firstDueDate: '2026-03-20', firstPeriod: { months: 0, days: 15, interest: '5000.00', amount: '335022.11' } }, 'disbursed on 03-05: 15 days')
+  const state = credit.given(...approvedShort, ...disbursedEvents).state
+  t.match(state.installments[0], { interest: '5000.00', amount: '335022.11', dueDate: '2026-03-20' })
+  t.same(state.installments.slice(1).map((i) => i.interest), ['6699.78', '3366.56'], 'the other installments as scheduled')
+  t.same([state.totalInterest, state.totalAmount, state.firstPeriod], ['15066.34', '1015066.34', { months: 0, days: 15 }])
+
+  // As an earlier release recorded the request: no first period, so the schedule shown then is kept.
+  const { firstPeriod: _period, ...data } = requestedEvent.data
+  const earlier = [{ ...requestedEvent, data }, ...approvedShort.slice(1)]
+  const kept = decide(earlier, { type: 'DisburseCredit', method: 'bank_transfer', reference: 'T1', allowedMethods: [], taxes: [], by: 'u1', now: later })
+  t.notOk('firstPeriod' in (kept[0]?.data ?? {}), 'no first period recorded')
+  t.match(credit.given(...earlier, ...kept).state.installments[0], { interest: '6333.33' }, 'the interest it was requested with')
+})
+
+t.test('a disbursement whose first period leaves the first installment owing nothing is refused: 409, nothing appended', async (t) => {
+  const tiny: CreditCommand = {
+    ...request, principal: '1', currency: 'JPY', rate: '11988', term: 2, now: '2026-01-25T10:00:00.000Z', requestedFirstDueDate: '2026-02-05',
+    bounds: { principalMin: '1', principalMax: '100', timeMin: 1, timeMax: 12 },
+  }
+  const requestedTiny = decide([], tiny)
+  t.match(requestedTiny[0]?.data, { installments: [{ principal: '0', interest: '4' }, {}] }, 'eleven days of interest: the first installment owes 4')
+  const approvedTiny = [...requestedTiny, ...decide(requestedTiny, { type: 'ApproveCredit', by: 'u1', now: '2026-01-25T11:00:00.000Z' })]
+  const disburse = (day: string): CreditCommand => ({ type: 'DisburseCredit', method: 'bank_transfer', reference: '', allowedMethods: [], taxes: [], by: 'u1', now: `${day}T10:00:00.000Z` })
+  credit.given(...approvedTiny).when(disburse('2026-02-04')).thenRefused(t, 'CONFLICT')
+  t.match(decide(approvedTiny, disburse('2026-02-01'))[0]?.data, { firstPeriod: { days: 4 } }, 'four days owe something')
 })
 
 t.test('a schedule with installments of 0 is refused on body.principal and body.term', async (t) => {

@@ -226,17 +226,39 @@ t.test('another organization\'s credit is not found, whatever the route; readers
   t.equal((await l.call('POST', `/v1/credits/${credit.ID}/cancel`, { reason: 'x' }, analyst)).statusCode, 403)
 })
 
-t.test('a first due date whose schedule would end after 9999-12-31 is refused with 400 on body.firstDueDate; one ending on it works', async (t) => {
+t.test('a first due date more than 12 months after the request, or whose schedule would end after 9999-12-31, is refused with 400 on body.firstDueDate', async (t) => {
   const svc = await createTestApp(t, { config: { processesEnabled: false } })
   const l = await lending(svc)
   const creditLineId = await l.createLine()
   const debtorId = await createDebtor(svc.runtime, svc.organizationId)
-  const far = await l.call('POST', '/v1/credits', { creditLineId, debtorId, firstDueDate: '9999-06-30', term: 12 })
+  const today = svc.runtime.clock.now().toISOString().slice(0, 10)
+  const tooFar = await l.call('POST', '/v1/credits', { creditLineId, debtorId, firstDueDate: addMonths(today, 13), term: 12 })
+  t.equal(tooFar.statusCode, 400)
+  t.match(tooFar.json().data, { code: 'VALIDATION_ERROR', errors: [{ field: 'body.firstDueDate', message: `must be within 12 months of the request date (${addMonths(today, 12)})` }] })
+  t.equal((await l.call('POST', '/v1/credits', { creditLineId, debtorId, firstDueDate: addMonths(today, 12), term: 12 })).statusCode, 201, 'twelve months is taken')
+
+  const late = await createTestApp(t, { clock: new ManualClock('9998-12-01T09:00:00.000Z'), config: { processesEnabled: false, accessTokenTtl: 86_400 } })
+  const m = await lending(late)
+  const line = await m.createLine()
+  const debtor = await createDebtor(late.runtime, late.organizationId)
+  const far = await m.call('POST', '/v1/credits', { creditLineId: line, debtorId: debtor, firstDueDate: '9999-06-30', term: 12 })
   t.equal(far.statusCode, 400)
   t.match(far.json().data, { code: 'VALIDATION_ERROR', errors: [{ field: 'body.firstDueDate', message: /on or before 9999-12-31/ }] })
-  const last = await l.disbursedCredit({ creditLineId, firstDueDate: '9999-01-31', term: 12 })
+  const last = await m.disbursedCredit({ creditLineId: line, firstDueDate: '9999-01-31', term: 12 })
   t.equal((last as unknown as { maturityDate: string }).maturityDate, '9999-12-31')
-  t.equal((await l.call('GET', '/v1/credits')).statusCode, 200)
+  t.equal((await m.call('GET', '/v1/credits')).statusCode, 200)
+})
+
+t.test('a first due date eleven days after disbursement charges eleven days of interest on the first installment, everywhere the credit shows', async (t) => {
+  const svc = await createTestApp(t, { clock: new ManualClock('2026-01-25T09:00:00.000Z'), config: { processesEnabled: false } })
+  const l = await lending(svc)
+  const credit = await l.disbursedCredit({ creditLineId: await l.createLine(), firstDueDate: '2026-02-05' })
+  t.match(credit.installments[0], { dueDate: '2026-02-05', principal: '78848.79', interest: '3666.67', amount: '82515.46' }, '12 % N.M.V. × 11/360 of 1,000,000.00')
+  t.same(credit.installments.slice(1).map((i) => i.amount), Array.from({ length: 10 }, () => '88848.79').concat(['88848.76']), 'the others as the level schedule')
+  const shown = (await l.call('GET', `/v1/credits/${credit.ID}`)).json().data.credit
+  t.match(shown, { totalInterest: '59852.12', totalAmount: '1059852.12', installmentAmount: '88848.79', balances: { outstandingInterest: '59852.12' } })
+  const onDueDate = (await l.call('GET', `/v1/payables/${credit.ID}/payoff?date=2026-02-05`)).json().data.payoff
+  t.match(onDueDate, { principal: '1000000.00', interest: '3666.67' }, 'the payoff on the first due date owes that interest whole')
 })
 
 t.test('a credit an earlier release disbursed with due dates past year 9999 still reads, never past due', async (t) => {
@@ -244,7 +266,7 @@ t.test('a credit an earlier release disbursed with due dates past year 9999 stil
   const l = await lending(svc)
   const creditLineId = await l.createLine()
   const debtorId = await createDebtor(svc.runtime, svc.organizationId)
-  const requested = await l.requestCredit({ creditLineId, debtorId, firstDueDate: '9999-01-31', term: 12 })
+  const requested = await l.requestCredit({ creditLineId, debtorId, term: 12 })
   t.equal((await l.call('POST', `/v1/credits/${requested.ID}/approve`)).statusCode, 200)
   // What disbursement recorded before such dates were refused: due dates from a first due date of 9999-06-30, five-digit years after 9999-12.
   const dates = Array.from({ length: 12 }, (_, k) => addMonths('9999-06-30', k))

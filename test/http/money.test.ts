@@ -7,7 +7,7 @@ import { createDebtor, lending, lineBody } from '../helpers/lending.js'
 const integerFields = new Set([
   'term', 'timeMin', 'timeMax', 'timeDefault', 'availableDays', 'number', 'InstallmentNumber', 'installmentNumber', 'RetryCount', 'processingTime',
   'installmentsPaid', 'installmentsCount', 'daysPastDue', 'revision', 'position', 'schemaVersion', 'current_page', 'total_pages', 'total_items',
-  'items_per_page', 'from', 'limit', 'next',
+  'items_per_page', 'from', 'limit', 'next', 'months', 'days',
 ])
 
 const moneyFields = /^(principal.*|interest|amount|Amount|CollectionCosts|originalAmount|exchangeRate|rate|monthlyRate|.*(Amount|Total|Principal|Interest)|outstanding|unapplied|paid.*|installmentAmount|totalInterest|totalAmount)$/

@@ -1,6 +1,8 @@
 import { Decimal } from 'decimal.js'
 import t from 'tap'
-import { addMonths, daysPastDue, frenchSchedule, monthlyRateOf, monthlyRatePercent, scheduleEndsByLastYear } from '../../src/shared/amortization.js'
+import {
+  addMonths, daysPastDue, firstPeriodInterest, firstPeriodOf, frenchSchedule, monthlyRateOf, monthlyRatePercent, scheduleEndsByLastYear,
+} from '../../src/shared/amortization.js'
 import { money } from '../../src/shared/money.js'
 
 const rows = (schedule: ReturnType<typeof frenchSchedule>) => schedule.installments.map((i) => [i.principal, i.interest, i.amount])
@@ -123,4 +125,36 @@ t.test('a schedule ends by 9999-12-31 or not, counted in months', async (t) => {
   t.ok(scheduleEndsByLastYear('9960-01-01', 480))
   t.notOk(scheduleEndsByLastYear('9960-02-01', 480))
   t.equal(addMonths('9999-01-31', 11), '9999-12-31')
+})
+
+t.test('the first period is whole months on the start\'s day of the month, then days', async (t) => {
+  t.same(firstPeriodOf('2026-01-25', '2026-02-05'), { months: 0, days: 11 })
+  t.same(firstPeriodOf('2026-01-05', '2026-02-05'), { months: 1, days: 0 })
+  t.same(firstPeriodOf('2026-01-05', '2026-02-28'), { months: 1, days: 23 })
+  t.same(firstPeriodOf('2026-01-31', '2026-02-28'), { months: 1, days: 0 }, 'a month from Jan 31 ends on Feb 28')
+  t.same(firstPeriodOf('2026-01-31', '2026-03-01'), { months: 1, days: 1 })
+  t.same(firstPeriodOf('2025-12-15', '2026-12-15'), { months: 12, days: 0 })
+})
+
+t.test('the first installment\'s interest is its period\'s: simple at a nominal rate, compounded at an effective one; a month\'s is unchanged', async (t) => {
+  const interest = (months: number, days: number) => firstPeriodInterest('1000000.00', '12', 'FIXED_NOMINAL', { months, days }, 'COP').toFixed(2)
+  t.equal(interest(1, 0), '10000.00')
+  t.equal(interest(0, 11), '3666.67', '1% × 11/30 = 0.3666…%')
+  t.equal(interest(1, 23), '17666.67', '1% × (1 + 23/30)')
+  const effective = monthlyRateOf('12', 'FIXED')
+  t.equal(firstPeriodInterest('1000000.00', '12', 'FIXED', { months: 0, days: 11 }, 'COP').toFixed(2), (1e6 * (Math.pow(1.12, 11 / 360) - 1)).toFixed(2),
+    '12 % E.A. over 11 days: 1.12^(11/360) − 1')
+  t.equal(firstPeriodInterest('1000000.00', '12', 'FIXED', { months: 1, days: 0 }, 'COP').toFixed(2), effective.mul(1e6).toDecimalPlaces(2, Decimal.ROUND_HALF_UP).toFixed(2))
+  t.equal(firstPeriodInterest('1000000', '0', 'FIXED', { months: 0, days: 11 }, 'JPY').toFixed(), '0')
+  t.equal(firstPeriodInterest('1500015.00', '12', 'FIXED_NOMINAL', { months: 0, days: 7 }, 'COP').toFixed(2), '3500.04', '3,500.035 exactly: a tie rounds up')
+  t.equal(firstPeriodInterest('4500', '12', 'FIXED_NOMINAL', { months: 1, days: 1 }, 'JPY').toFixed(), '47', '46.5 exactly')
+})
+
+t.test('a schedule with a short first period changes only the first installment\'s interest and amount', async (t) => {
+  const base = { principal: '1000000.00', term: 12, monthlyRate: monthlyRateOf('12', 'FIXED_NOMINAL'), currency: 'COP', firstDueDate: '2026-02-05' }
+  const monthly = frenchSchedule(base)
+  const short = frenchSchedule({ ...base, firstPeriod: { months: 0, days: 11, rate: '12', rateType: 'FIXED_NOMINAL' } })
+  t.same(rows(short)[0], ['78848.79', '3666.67', '82515.46'])
+  t.same(rows(short).slice(1), rows(monthly).slice(1))
+  t.same([short.installmentAmount, short.totalInterest, short.totalAmount], ['88848.79', '59852.12', '1059852.12'], '66,185.45 − 10,000.00 + 3,666.67')
 })

@@ -2,7 +2,8 @@ import t from 'tap'
 import { exact, plus, toMoneyText } from '../../src/shared/exactDecimal.js'
 import { allocatePayment, applyAllocations, installmentPosition, isPaid, totalOutstanding, type InstallmentPosition } from '../../src/shared/installments.js'
 import { journalLines } from '../../src/exports/lib/ledger.js'
-import { accruedInterest, payoffDay, payoffQuote, payoffShortfall, settleQuote } from '../../src/shared/payoff.js'
+import { accruedInterest, payoffDay, payoffOf, payoffQuote, payoffShortfall, settleQuote } from '../../src/shared/payoff.js'
+import { frenchSchedule, monthlyRateOf } from '../../src/shared/amortization.js'
 
 const row = (number: number, dueDate: string, principal: string, interest: string): InstallmentPosition =>
   installmentPosition({ installmentId: `i${number}`, number, dueDate, principal, interest, amount: toMoneyText(plus(exact(principal), exact(interest)), 'COP') }, '0', '0', null)
@@ -145,4 +146,20 @@ t.test('an amount short of the payoff pays accrued interest and principal oldest
     'the first installment\'s 16,000 not accrued stays owed: it is not paid in full')
   const due = payoffQuote(schedule, DISBURSED, '2026-02-10', 'COP')
   t.same(payoffShortfall(schedule, due, exact('331000.00'), 'COP').map((a) => [a.number, a.amount, a.paidInFull]), [[1, '331000.00', true]], 'a due installment paid whole is paid in full')
+})
+
+t.test('a long first period at an effective rate accrues compounded, as its interest was charged', async (t) => {
+  const schedule = frenchSchedule({
+    principal: '1000000.00', term: 12, monthlyRate: monthlyRateOf('36', 'FIXED'), currency: 'COP', firstDueDate: '2027-01-25',
+    firstPeriod: { months: 12, days: 0, rate: '36', rateType: 'FIXED' },
+  })
+  const installments = schedule.installments.map((i) => installmentPosition({ ...i, installmentId: `i${i.number}` }, '0', '0', null))
+  t.equal(installments[0]?.interest, '360000.00', 'twelve months at 36 % E.A.')
+  const credit = { installments, currency: 'COP', principal: '1000000.00', rate: '36', rateType: 'FIXED' as const, firstPeriod: { months: 12, days: 0 } }
+  const quoteOn = (day: string) => payoffOf(credit, '2026-01-25T10:00:00.000Z', `${day}T12:00:00.000Z`, '2026-01-25T11:00:00.000Z')
+  t.equal(toMoneyText(quoteOn('2026-07-25').interest, 'COP'), (1e6 * (Math.pow(1.36, 181 / 365) - 1)).toFixed(2), '181 of its 365 days: 1.36^(181/365) − 1, not 181/365 of the interest')
+  t.equal(toMoneyText(quoteOn('2027-01-25').interest, 'COP'), '360000.00', 'on the due date the whole of it')
+  t.equal(toMoneyText(quoteOn('2026-01-25').interest, 'COP'), '0.00', 'nothing on the disbursement day')
+  const linear = payoffOf({ ...credit, firstPeriod: null }, '2026-01-25T10:00:00.000Z', '2026-07-25T12:00:00.000Z', '2026-01-25T11:00:00.000Z')
+  t.equal(toMoneyText(linear.interest, 'COP'), '178520.55', 'a credit requested before first periods were weighed accrues by days, as before (181 of 365)')
 })
