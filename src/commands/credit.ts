@@ -169,8 +169,9 @@ const decideDisbursement = (command: Extract<CreditCommand, { type: 'DisburseCre
   const firstPeriod = state.firstPeriod === null ? null : firstPeriodAt(state, dayOf(command.now), first)
   if (firstPeriod !== null && money(firstPeriod.amount).isZero()) {
     // The request's check that every installment owes something, again for the period the disbursement day leaves.
-    throw new AppError('CONFLICT', `disbursed today the first installment (due ${first}) would owe nothing: ${firstPeriod.days} days of interest on its principal part round to 0; `
-      + 'disburse it another day, or cancel the credit and request it again', { firstDueDate: first })
+    throw new AppError('CONFLICT', `disbursed today the first installment (due ${first}) would owe nothing: its principal part is 0 and its `
+      + `${firstPeriod.months} months and ${firstPeriod.days} days of interest round to 0; disburse it on or after ${first} (the first due date then moves a month on), `
+      + 'or cancel the credit and request it again', { firstDueDate: first })
   }
   return [{ type: 'CreditDisbursed', data: {
     creditId: state.creditId, organizationId: state.organizationId, creditLineId: state.creditLineId, debtorId: state.debtorId,

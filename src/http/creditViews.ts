@@ -63,6 +63,10 @@ const creditFields = {
   totalAmount: MoneyString,
   firstDueDate: NullableDay,
   maturityDate: NullableDay,
+  firstPeriod: Type.Union([Type.Object({ months: Type.Integer(), days: Type.Integer() }), Type.Null()], {
+    description: 'the period the first installment\'s interest is for, to the first due date (from the request day until disbursement): whole months, then days; ' +
+      'null on credits requested before November 2026, whose first installment is a month\'s interest',
+  }),
   balances: Type.Object({
     outstandingPrincipal: MoneyString,
     outstandingInterest: MoneyString,
@@ -143,7 +147,7 @@ export const creditSummaryView = (state: CreditState, debtor: CreditDoc['debtor'
     },
     state: state.status, principal: state.principal, term: state.term, rate: state.rate, rateType: state.rateType, monthlyRate: state.monthlyRate,
     currency: state.currency, installmentAmount: state.installmentAmount, totalInterest: state.totalInterest, totalAmount: state.totalAmount,
-    firstDueDate: state.firstDueDate, maturityDate: state.maturityDate,
+    firstDueDate: state.firstDueDate, maturityDate: state.maturityDate, firstPeriod: state.firstPeriod,
     balances: {
       outstandingPrincipal: figures.outstandingPrincipal, outstandingInterest: figures.outstandingInterest, outstandingTotal: figures.outstandingTotal,
       paidTotal: figures.paidTotal, waivedInterest: waivedInterestOf(state), payoff: payoffOn(state, today),

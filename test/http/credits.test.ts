@@ -257,6 +257,7 @@ t.test('a first due date eleven days after disbursement charges eleven days of i
   t.same(credit.installments.slice(1).map((i) => i.amount), Array.from({ length: 10 }, () => '88848.79').concat(['88848.76']), 'the others as the level schedule')
   const shown = (await l.call('GET', `/v1/credits/${credit.ID}`)).json().data.credit
   t.match(shown, { totalInterest: '59852.12', totalAmount: '1059852.12', installmentAmount: '88848.79', balances: { outstandingInterest: '59852.12' } })
+  t.same(shown.firstPeriod, { months: 0, days: 11 }, 'the view says which period it is')
   const onDueDate = (await l.call('GET', `/v1/payables/${credit.ID}/payoff?date=2026-02-05`)).json().data.payoff
   t.match(onDueDate, { principal: '1000000.00', interest: '3666.67' }, 'the payoff on the first due date owes that interest whole')
 })
