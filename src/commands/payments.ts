@@ -5,7 +5,7 @@ import type { PaymentOrderState } from '../events/paymentOrderState.js'
 import type { TaxRate } from '../events/tax.js'
 import { dayOf } from '../shared/amortization.js'
 import { AppError, invalidFields, notFound, type FieldError } from '../shared/errors.js'
-import { compare, exact, isZero, lessThan, toMoneyText, ZERO, type ExactDecimal } from '../shared/exactDecimal.js'
+import { exact, isZero, larger, lessThan, toMoneyText, ZERO, type ExactDecimal } from '../shared/exactDecimal.js'
 import { deterministicId, newId } from '../shared/ids.js'
 import { owedFor } from '../shared/installments.js'
 import { payoffOf } from '../shared/payoff.js'
@@ -189,7 +189,7 @@ const owedByOrder = (credit: CreditState, installmentId: string, paymentDate: st
   }
   const { day, total } = payoffOf(credit, credit.disbursedAt, paymentDate, now)
   // Every principal paid ahead, or interest paid ahead worth more than what is owed: an order of 0 settles the credit, the rest owed back.
-  const amount = compare(total, ZERO) < 0 ? ZERO : total
+  const amount = larger(total, ZERO)
   return { amount, what: `the payoff on ${day}`, whole: true }
 }
 

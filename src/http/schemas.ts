@@ -4,9 +4,9 @@ import { MONEY_INPUT_LIMIT, MONEY_INPUT_PATTERN } from '../shared/money.js'
 export const Uuid = Type.String({ format: 'uuid', description: 'UUID' })
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp' })
 const MONEY_PATTERN = '^-?[0-9]+(\\.[0-9]+)?$'
-export const MoneyString = Type.String({ pattern: MONEY_PATTERN, description: 'decimal string', examples: ['1500000.00'] })
 /** A decimal string that says what it holds. */
 export const MoneyText = (description: string) => Type.String({ pattern: MONEY_PATTERN, description, examples: ['1500000.00'] })
+export const MoneyString = MoneyText('decimal string')
 
 /**
  * An amount in a request body: a non-negative decimal string under 10^15 with at most 4 decimals

@@ -149,22 +149,22 @@ export const firstPeriodOf = (start: string, firstDueDate: string): FirstPeriod 
 export const firstPeriodInterest = (principal: Decimal.Value, rate: string, rateType: RateType, period: FirstPeriod, currency: string): Decimal => {
   const days = period.months * 30 + period.days
   if (days === 30) return roundToMinorUnit(money(principal).mul(negligible(monthlyRateOf(rate, rateType))), currency)
-  return interestOver(principal, rate, rateType, money(days).div(30), currency, days)
+  return interestOver(principal, rate, rateType, money(days), currency)
 }
 
 /**
- * Interest on a principal over a number of months (fractional), compounded at
- * an effective rate and simple at a nominal one; `days`, when the months are
- * whole days, lets the nominal product divide last.
+ * Interest on a principal over a time in thirtieths of a month (days, or a
+ * share of them), compounded at an effective rate and simple at a nominal one
+ * (the annual rate × thirtieths / 360, divided last).
  */
-export const interestOver = (principal: Decimal.Value, rate: string, rateType: RateType, months: Decimal, currency: string, days?: number): Decimal => {
+export const interestOver = (principal: Decimal.Value, rate: string, rateType: RateType, thirtieths: Decimal, currency: string): Decimal => {
   const i = negligible(monthlyRateOf(rate, rateType))
   if (i.isZero()) return roundToMinorUnit(money(0), currency)
   switch (rateType) {
     case 'FIXED':
-      return roundToMinorUnit(money(principal).mul(i.plus(1).pow(months).minus(1)), currency)
+      return roundToMinorUnit(money(principal).mul(i.plus(1).pow(thirtieths.div(30)).minus(1)), currency)
     case 'FIXED_NOMINAL':
-      return roundToMinorUnit(days === undefined ? money(principal).mul(i).mul(months) : money(principal).mul(rate).mul(days).div(36000), currency)
+      return roundToMinorUnit(money(principal).mul(rate).mul(thirtieths).div(36000), currency)
     default: {
       const _never: never = rateType
       return _never

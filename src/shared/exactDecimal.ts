@@ -90,6 +90,10 @@ export const compare = (a: ExactDecimal, b: ExactDecimal): -1 | 0 | 1 => {
 
 export const lessThan = (a: ExactDecimal, b: ExactDecimal): boolean => compare(a, b) < 0
 
+export const smaller = (a: ExactDecimal, b: ExactDecimal): ExactDecimal => (lessThan(a, b) ? a : b)
+
+export const larger = (a: ExactDecimal, b: ExactDecimal): ExactDecimal => (lessThan(a, b) ? b : a)
+
 /** The amount as a plain decimal string (for toMoneyString, which rounds and pads it). */
 export const toPlainString = (a: ExactDecimal): string => {
   const negative = a.units < 0n

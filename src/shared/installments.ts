@@ -1,4 +1,4 @@
-import { compare, exact, isZero, lessThan, minus, plus, toMoneyText, ZERO, type ExactDecimal } from './exactDecimal.js'
+import { compare, exact, isZero, minus, plus, smaller, toMoneyText, ZERO, type ExactDecimal } from './exactDecimal.js'
 import { daysPastDue } from './amortization.js'
 import { ZERO_INSTALLMENT, type CreditStateName } from './lending.js'
 
@@ -134,9 +134,9 @@ export const allocatePayment = (
     if (isZero(left)) break
     const owed = payable(installment)
     if (isZero(owed.total)) continue
-    const interest = lessThan(left, owed.interest) ? left : owed.interest
+    const interest = smaller(left, owed.interest)
     const rest = minus(left, interest)
-    const principal = lessThan(rest, owed.principal) ? rest : owed.principal
+    const principal = smaller(rest, owed.principal)
     const paid = plus(interest, principal)
     left = minus(left, paid)
     allocations.push({

@@ -1,4 +1,4 @@
-import { exact, isZero, lessThan, minus, plus, toMoneyText, ZERO, type ExactDecimal } from './exactDecimal.js'
+import { exact, isZero, larger, minus, plus, smaller, toMoneyText, ZERO, type ExactDecimal } from './exactDecimal.js'
 import { dayOf, interestOver } from './amortization.js'
 import { allocatePayment, chargeableInterest, type Allocation, type InstallmentPosition, type InterestWaiver, type Outstanding } from './installments.js'
 import { ZERO_INSTALLMENT, type RateType } from './lending.js'
@@ -48,9 +48,6 @@ export const accruedInterest = (interest: string, periodStart: string, dueDate: 
   const share = money(interest).times(daysBetween(periodStart, day)).dividedBy(period)
   return exact(roundToMinorUnit(share, currency).toFixed())
 }
-
-const larger = (a: ExactDecimal, b: ExactDecimal): ExactDecimal => (lessThan(a, b) ? b : a)
-const smaller = (a: ExactDecimal, b: ExactDecimal): ExactDecimal => (lessThan(a, b) ? a : b)
 
 /**
  * What paying the whole credit off on `day` (the day weighed, payoffDay) costs: every
@@ -168,8 +165,8 @@ const compoundedFirstPeriod = (credit: PayoffTerms, disbursedDay: string): ((day
   const thirtieths = period.months * 30 + period.days
   const length = daysBetween(disbursedDay, first.dueDate)
   return (day) => {
-    const months = money(thirtieths).mul(daysBetween(disbursedDay, day)).div(30 * length)
-    return exact(interestOver(credit.principal, credit.rate, 'FIXED', months, credit.currency).toFixed())
+    const run = money(thirtieths).mul(daysBetween(disbursedDay, day)).div(length)
+    return exact(interestOver(credit.principal, credit.rate, 'FIXED', run, credit.currency).toFixed())
   }
 }
 
